@@ -1,0 +1,21 @@
+import { using, type CommandContext } from '../context.js';
+import { formatPositions } from '../format.js';
+
+export interface ListOptions {
+  account?: string;
+  instrument?: string;
+  json?: boolean;
+}
+
+export async function runPositions(ctx: CommandContext, options: ListOptions): Promise<void> {
+  const backend = await ctx.openBackend();
+  const positions = await using(backend, (b) =>
+    b.listPositions({ account: options.account, instrument: options.instrument?.toUpperCase() }),
+  );
+  if (options.json) {
+    ctx.io.out(JSON.stringify({ positions, success: true }));
+    return;
+  }
+  for (const line of formatPositions(positions)) ctx.io.out(line);
+  ctx.io.err(ctx.io.errColor.dim(`backend: ${backend.label}`));
+}

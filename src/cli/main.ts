@@ -1,0 +1,62 @@
+/**
+ * run(argv, deps) → exit code. The only place that maps errors to exit codes; nothing else exits.
+ */
+import { CommanderError } from 'commander';
+import type { Env } from '../config/paths.js';
+import { ExitCode, TradeError } from '../order/errors.js';
+import { createContext, type ContextOptions } from './context.js';
+import { createIo, type InputStream, type Io, type OutputStream } from './io.js';
+import { buildProgram } from './program.js';
+
+export interface CliDeps extends ContextOptions {
+  stdin: InputStream;
+  stdout: OutputStream;
+  stderr: OutputStream;
+  env: Env;
+}
+
+export async function run(argv: string[], deps: CliDeps): Promise<number> {
+  const io = createIo(deps, deps.env);
+  const ctx = createContext(io, deps.env, deps);
+  const program = buildProgram(ctx, io);
+  if (argv.length === 0) {
+    program.outputHelp({ error: true });
+    return ExitCode.usage;
+  }
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return ExitCode.ok;
+  } catch (error) {
+    return report(error, io, argv.includes('--json'));
+  }
+}
+
+function report(error: unknown, io: Io, json: boolean): number {
+  if (error instanceof CommanderError) {
+    // Commander has already printed its message (or the help / version text).
+    return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+  }
+  if (error instanceof TradeError) {
+    if (json) io.out(JSON.stringify({ error: error.message }));
+    else io.err(io.errColor.red(`Error: ${error.message}`));
+    if (error.hint) io.err(`  ${error.hint}`);
+    return error.exitCode;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  if (json) io.out(JSON.stringify({ error: message }));
+  io.err(io.errColor.red(`Unexpected error: ${message}`));
+  return ExitCode.rejected;
+}
+
+/** The bin's entry: real streams and environment; sets the exit code and lets Node exit. */
+export async function main(): Promise<void> {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
+  process.exitCode = await run(process.argv.slice(2), {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+  });
+}

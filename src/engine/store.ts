@@ -1,0 +1,102 @@
+/**
+ * The engine's SQLite store: opening, pragmas and migrations. Many processes (CLI runs and
+ * `trade serve`) may share one file, so every write goes through an IMMEDIATE transaction and
+ * waits on a busy timeout instead of failing.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+
+export type Db = Database.Database;
+
+const BUSY_TIMEOUT_MS = 15_000;
+
+/** Each entry moves the schema one version up. Never edit a shipped entry; add a new one. */
+const MIGRATIONS: string[] = [
+  `
+  CREATE TABLE accounts (
+    name TEXT PRIMARY KEY COLLATE NOCASE,
+    created_at TEXT NOT NULL
+  );
+  CREATE TABLE orders (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    account TEXT NOT NULL REFERENCES accounts(name),
+    instrument TEXT NOT NULL,
+    action TEXT NOT NULL CHECK (action IN ('BUY','SELL')),
+    quantity INTEGER NOT NULL CHECK (quantity > 0),
+    order_type TEXT NOT NULL CHECK (order_type IN ('MARKET','LIMIT','STOPMARKET','STOPLIMIT')),
+    time_in_force TEXT NOT NULL CHECK (time_in_force IN ('DAY','GTC')),
+    limit_price REAL,
+    stop_price REAL,
+    oco_id TEXT,
+    strategy TEXT,
+    state TEXT NOT NULL CHECK (state IN ('WORKING','FILLED','CANCELLED','EXPIRED')),
+    filled_quantity INTEGER NOT NULL DEFAULT 0,
+    avg_fill_price REAL,
+    origin TEXT NOT NULL DEFAULT 'client',
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  CREATE INDEX orders_by_account ON orders(account, instrument, state);
+  CREATE TABLE fills (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    order_id TEXT NOT NULL REFERENCES orders(id),
+    account TEXT NOT NULL,
+    instrument TEXT NOT NULL,
+    action TEXT NOT NULL,
+    quantity INTEGER NOT NULL CHECK (quantity > 0),
+    price REAL,
+    time TEXT NOT NULL
+  );
+  CREATE INDEX fills_by_order ON fills(order_id);
+  CREATE TABLE positions (
+    account TEXT NOT NULL,
+    instrument TEXT NOT NULL,
+    quantity INTEGER NOT NULL,
+    avg_price REAL,
+    realized_pnl REAL NOT NULL DEFAULT 0,
+    pnl_known INTEGER NOT NULL DEFAULT 1,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (account, instrument)
+  );
+  CREATE TABLE prices (
+    instrument TEXT PRIMARY KEY,
+    price REAL NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  INSERT INTO accounts(name, created_at) VALUES ('Sim101', strftime('%Y-%m-%dT%H:%M:%fZ','now'));
+  `,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+export function openStore(file: string): Db {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  const db = new Database(file);
+  try {
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    migrate(db);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+function migrate(db: Db): void {
+  const current = () => db.pragma('user_version', { simple: true }) as number;
+  if (current() === SCHEMA_VERSION) return;
+  // IMMEDIATE takes the write lock first, so two processes opening a new store at once
+  // cannot both run the same migration.
+  db.transaction(() => {
+    const from = current();
+    if (from > SCHEMA_VERSION)
+      throw new Error(`This store was written by a newer trade (schema ${from}, this one knows ${SCHEMA_VERSION}).`);
+    for (let v = from; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]!);
+    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+  }).immediate();
+}

@@ -1,0 +1,122 @@
+/**
+ * Typed errors. Commands and backends throw these; only src/cli/main.ts turns them into exit codes.
+ * Messages never contain the token: callers build them from fixed text and user-visible fields only.
+ */
+
+export const ExitCode = {
+  ok: 0,
+  rejected: 1,
+  usage: 2,
+  config: 3,
+  network: 4,
+  rateLimited: 5,
+  cancelled: 130,
+} as const;
+
+export interface TradeErrorOptions {
+  hint?: string;
+  cause?: unknown;
+}
+
+export abstract class TradeError extends Error {
+  abstract readonly exitCode: number;
+  /** Stable machine-readable code, e.g. "usage" or "outcome_unknown". */
+  abstract readonly code: string;
+  readonly hint?: string;
+
+  constructor(message: string, options: TradeErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.hint = options.hint;
+  }
+}
+
+/** A flag is missing or invalid. Nothing was sent. Exit 2. */
+export class UsageError extends TradeError {
+  readonly exitCode = ExitCode.usage;
+  readonly code: string = 'usage';
+}
+
+export interface FieldIssue {
+  field: string;
+  message: string;
+}
+
+/**
+ * The order (or another request) broke a schema rule. The message has the service's form:
+ * `Invalid request: <field>: <why>`. On the CLI this is a usage error (exit 2, nothing sent);
+ * the server turns it into HTTP 400.
+ */
+export class ValidationError extends UsageError {
+  override readonly code = 'invalid_request';
+  readonly issues: FieldIssue[];
+
+  constructor(issues: FieldIssue[], options: TradeErrorOptions = {}) {
+    super(formatIssues(issues), options);
+    this.issues = issues;
+  }
+}
+
+export function formatIssues(issues: FieldIssue[]): string {
+  return `Invalid request: ${issues.map((i) => (i.field ? `${i.field}: ${i.message}` : i.message)).join('; ')}`;
+}
+
+/** The service or the engine refused the request; its message is shown as it is. Exit 1. */
+export class RejectedError extends TradeError {
+  readonly exitCode = ExitCode.rejected;
+  readonly code: string;
+  /** The HTTP status the service answered (or would answer) with. */
+  readonly status: number;
+
+  constructor(message: string, options: TradeErrorOptions & { status?: number; code?: string } = {}) {
+    super(message, options);
+    this.status = options.status ?? 400;
+    this.code = options.code ?? 'rejected';
+  }
+}
+
+/** No token, a bad token, no base URL, a bad config value. Exit 3. */
+export class ConfigError extends TradeError {
+  readonly exitCode = ExitCode.config;
+  readonly code: string;
+  constructor(message: string, options: TradeErrorOptions & { code?: string } = {}) {
+    super(message, options);
+    this.code = options.code ?? 'config';
+  }
+}
+
+/**
+ * The network failed or timed out. When `outcomeUnknown` is true the request may have reached the
+ * service, so it must not be sent again automatically. Exit 4.
+ */
+export class NetworkError extends TradeError {
+  readonly exitCode = ExitCode.network;
+  readonly code: string;
+  readonly outcomeUnknown: boolean;
+  constructor(message: string, options: TradeErrorOptions & { outcomeUnknown?: boolean; code?: string } = {}) {
+    super(message, options);
+    this.outcomeUnknown = options.outcomeUnknown ?? false;
+    this.code = options.code ?? (this.outcomeUnknown ? 'outcome_unknown' : 'network');
+  }
+}
+
+/** The service said 429. Nothing was placed. Exit 5. */
+export class RateLimitedError extends TradeError {
+  readonly exitCode = ExitCode.rateLimited;
+  readonly code = 'rate_limited';
+  /** Seconds to wait, from Retry-After, when the service said. */
+  readonly retryAfterSeconds?: number;
+  constructor(message: string, options: TradeErrorOptions & { retryAfterSeconds?: number } = {}) {
+    super(message, options);
+    this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+}
+
+/** The person declined or pressed Ctrl-C at a prompt. Nothing was sent. Exit 130. */
+export class CancelledError extends TradeError {
+  readonly exitCode = ExitCode.cancelled;
+  readonly code = 'cancelled';
+  constructor(message = 'Cancelled — nothing was sent.') {
+    super(message);
+  }
+}

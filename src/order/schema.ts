@@ -1,0 +1,200 @@
+/**
+ * The one order schema. CLI input, the server's request bodies and the remote responses are all
+ * checked here, so the rules live in exactly one place.
+ */
+import { z } from 'zod';
+import { type FieldIssue, ValidationError } from './errors.js';
+
+export const ACTIONS = ['BUY', 'SELL'] as const;
+export const ORDER_TYPES = ['MARKET', 'LIMIT', 'STOPMARKET', 'STOPLIMIT'] as const;
+export const TIMES_IN_FORCE = ['DAY', 'GTC'] as const;
+
+export type Action = (typeof ACTIONS)[number];
+export type OrderType = (typeof ORDER_TYPES)[number];
+export type TimeInForce = (typeof TIMES_IN_FORCE)[number];
+
+/** Sanity bounds: the service publishes none, so these guard against fat fingers and overflow. */
+export const MAX_QUANTITY = 1_000_000;
+export const MAX_PRICE = 1_000_000_000;
+const MAX_NAME = 64;
+
+export const INSTRUMENT_PATTERN = /^([A-Z0-9]{1,12}) (0[1-9]|1[0-2])-(\d{2})$/;
+
+/** Order types that need a limit price, and those that need a stop price. */
+export const NEEDS_LIMIT: ReadonlySet<OrderType> = new Set(['LIMIT', 'STOPLIMIT']);
+export const NEEDS_STOP: ReadonlySet<OrderType> = new Set(['STOPMARKET', 'STOPLIMIT']);
+
+/** A short, safe rendering of a rejected value for an error message. */
+export function show(value: unknown): string {
+  let text: string;
+  if (typeof value === 'string') text = `'${value}'`;
+  else if (typeof value === 'number' || typeof value === 'boolean' || value === null) text = String(value);
+  else if (Array.isArray(value)) text = 'an array';
+  else text = `a ${typeof value}`;
+  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
+}
+
+function required(input: unknown, otherwise: string): string {
+  return input === undefined ? 'is required' : otherwise;
+}
+
+function upperEnum<const T extends readonly string[]>(values: T) {
+  const expected = values.length === 2 ? `${values[0]} or ${values[1]}` : `one of ${values.join(', ')}`;
+  return z
+    .string({ error: (iss) => required(iss.input, `must be ${expected}, got ${show(iss.input)}`) })
+    .transform((raw, ctx) => {
+      const upper = raw.toUpperCase();
+      if ((values as readonly string[]).includes(upper)) return upper as T[number];
+      ctx.issues.push({ code: 'custom', input: raw, message: `must be ${expected} (any case), got ${show(raw)}` });
+      return z.NEVER;
+    });
+}
+
+const instrument = z
+  .string({ error: (iss) => required(iss.input, `must be a string like 'ES 09-25', got ${show(iss.input)}`) })
+  .transform((raw, ctx) => {
+    const upper = raw.toUpperCase();
+    const match = INSTRUMENT_PATTERN.exec(upper);
+    if (match) return upper;
+    const shape = /^([A-Z0-9]{1,12}) (\d{2})-(\d{2})$/.exec(upper);
+    const message = shape
+      ? `month must be 01-12, got '${shape[2]}' in ${show(raw)}`
+      : `must be <SYMBOL> <MM-YY> (e.g. 'ES 09-25'), got ${show(raw)}`;
+    ctx.issues.push({ code: 'custom', input: raw, message });
+    return z.NEVER;
+  });
+
+const quantity = z
+  .number({ error: (iss) => required(iss.input, `must be a whole number, got ${show(iss.input)}`) })
+  .int({ error: (iss) => `must be a whole number, got ${show(iss.input)}` })
+  .min(1, { error: (iss) => `must be at least 1, got ${show(iss.input)}` })
+  .max(MAX_QUANTITY, { error: (iss) => `must be at most ${MAX_QUANTITY}, got ${show(iss.input)}` });
+
+const price = z
+  .number({ error: (iss) => `must be a positive number, got ${show(iss.input)}` })
+  .positive({ error: (iss) => `must be a positive number, got ${show(iss.input)}` })
+  .max(MAX_PRICE, { error: (iss) => `must be at most ${MAX_PRICE}, got ${show(iss.input)}` });
+
+/** A name: account, OCO id, ATM strategy. Printable, no control characters, bounded. */
+export function nameField(what: string) {
+  return z
+    .string({ error: (iss) => required(iss.input, `must be a ${what}, got ${show(iss.input)}`) })
+    .min(1, { error: 'must not be empty' })
+    .max(MAX_NAME, { error: `must be at most ${MAX_NAME} characters` })
+    // eslint-disable-next-line no-control-regex
+    .regex(/^[^\u0000-\u001f\u007f]*$/, { error: 'must not contain control characters' })
+    .refine((s) => s.trim() === s, { error: 'must not start or end with spaces' });
+}
+
+/** The order request body of the service (section 2.2). */
+export const orderBodyShape = {
+  instrument,
+  action: upperEnum(ACTIONS),
+  quantity,
+  orderType: upperEnum(ORDER_TYPES),
+  timeInForce: upperEnum(TIMES_IN_FORCE),
+  limitPrice: price.optional(),
+  stopPrice: price.optional(),
+  ocoId: nameField('string').optional(),
+  strategy: nameField('string').optional(),
+};
+
+export const orderBodySchema = z.strictObject(orderBodyShape);
+/** The body plus the account: what the CLI builds and the WebSocket `args` carry. */
+export const orderSchema = z.strictObject({ account: nameField('account name'), ...orderBodyShape });
+
+export type OrderBody = z.output<typeof orderBodySchema>;
+export type Order = z.output<typeof orderSchema>;
+/** Every field the order may have, in the order a person reads them. */
+export const ORDER_FIELDS = ['account', ...Object.keys(orderBodyShape)] as Array<keyof Order>;
+
+function toIssues(error: z.ZodError): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  for (const issue of error.issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) issues.push({ field: key, message: 'is not a known field' });
+    } else {
+      issues.push({ field: issue.path.map(String).join('.'), message: issue.message });
+    }
+  }
+  return issues;
+}
+
+function priceRules(order: OrderBody): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  const type = order.orderType;
+  if (NEEDS_LIMIT.has(type) && order.limitPrice === undefined)
+    issues.push({ field: 'limitPrice', message: `is required for ${type} orders` });
+  if (!NEEDS_LIMIT.has(type) && order.limitPrice !== undefined)
+    issues.push({ field: 'limitPrice', message: `is not used by ${type} orders; remove it` });
+  if (NEEDS_STOP.has(type) && order.stopPrice === undefined)
+    issues.push({ field: 'stopPrice', message: `is required for ${type} orders` });
+  if (!NEEDS_STOP.has(type) && order.stopPrice !== undefined)
+    issues.push({ field: 'stopPrice', message: `is not used by ${type} orders; remove it` });
+  return issues;
+}
+
+function notAnObject(input: unknown): ValidationError | undefined {
+  if (input === null || typeof input !== 'object' || Array.isArray(input))
+    return new ValidationError([{ field: '', message: `the body must be a JSON object, got ${show(input)}` }]);
+  return undefined;
+}
+
+function parseWith<T extends OrderBody>(schema: z.ZodType<T>, input: unknown): T {
+  const wrong = notAnObject(input);
+  if (wrong) throw wrong;
+  const result = schema.safeParse(input);
+  if (!result.success) throw new ValidationError(toIssues(result.error));
+  const issues = priceRules(result.data);
+  if (issues.length > 0) throw new ValidationError(issues);
+  return result.data;
+}
+
+/** Validates and normalizes an order (account + body). Throws ValidationError naming every bad field. */
+export function parseOrder(input: unknown): Order {
+  return parseWith(orderSchema, input);
+}
+
+/** Validates and normalizes a request body (no account: it comes from the path). */
+export function parseOrderBody(input: unknown): OrderBody {
+  return parseWith(orderBodySchema, input);
+}
+
+/** Validates an account name on its own (path parameters, `accounts add`). */
+export function parseAccountName(input: unknown): string {
+  const result = nameField('account name').safeParse(input);
+  if (!result.success) throw new ValidationError([{ field: 'account', message: result.error.issues[0]!.message }]);
+  return result.data;
+}
+
+/** Splits an order into the service's body and its account. */
+export function splitOrder(order: Order): { account: string; body: OrderBody } {
+  const { account, ...body } = order;
+  return { account, body };
+}
+
+/** `BUY 1 ES 09-25 LIMIT @ 4500 DAY` — one line a person can check. */
+export function describeOrder(order: OrderBody): string {
+  const parts: string[] = [order.action, String(order.quantity), order.instrument, order.orderType];
+  if (order.stopPrice !== undefined) parts.push(`stop ${order.stopPrice}`);
+  if (order.limitPrice !== undefined) parts.push(`limit ${order.limitPrice}`);
+  parts.push(order.timeInForce);
+  if (order.ocoId !== undefined) parts.push(`OCO ${order.ocoId}`);
+  if (order.strategy !== undefined) parts.push(`ATM ${order.strategy}`);
+  return parts.join(' ');
+}
+
+/** The success body of both operations (section 2.3), as a remote response must look. */
+export const orderIdPattern = /^[0-9a-f]{32}$/;
+export const successResponseSchema = z.object({
+  orderId: z.string().min(1),
+  success: z.literal(true),
+});
+export type SuccessResponse = z.output<typeof successResponseSchema>;
+
+/** Either error shape the service may answer with: `{error}` or `{success:false, error, detail}`. */
+export const errorResponseSchema = z.object({
+  error: z.string(),
+  success: z.literal(false).optional(),
+  detail: z.unknown().optional(),
+});

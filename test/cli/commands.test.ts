@@ -1,0 +1,219 @@
+import Database from 'better-sqlite3';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Env } from '../../src/config/paths.js';
+import { orderArgs, runCli, tempHome } from '../helpers/cli.js';
+
+let env: Env;
+let cleanup: () => void;
+let ids: number;
+const engine = { now: () => new Date('2025-09-01T14:00:00Z'), newOrderId: () => (ids++).toString(16).padStart(32, '0') };
+const cli = (argv: string[]) => runCli(argv, env, { engine });
+const storeRows = (sql: string) => {
+  const db = new Database(join(env.TRADE_HOME!, 'trade.db'), { readonly: true });
+  const rows = db.prepare(sql).all();
+  db.close();
+  return rows;
+};
+
+beforeEach(() => {
+  ({ env, cleanup } = tempHome());
+  ids = 1;
+});
+afterEach(() => cleanup());
+
+describe('trade place', () => {
+  it('places a market order and says what was done', async () => {
+    const result = await cli(['place', ...orderArgs()]);
+    expect(result).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: [
+        'Placed BUY 1 ES 09-25 MARKET DAY',
+        '  order id  00000000000000000000000000000001',
+        '  account   Sim101',
+        '  status    filled 1 at an unknown price (no price is known for ES 09-25)',
+        `  backend   embedded (${join(env.TRADE_HOME!, 'trade.db')})`,
+        '',
+      ].join('\n'),
+    });
+  });
+
+  it('prints the service body with --json', async () => {
+    const result = await cli(['place', ...orderArgs({ '--order-type': 'limit', '--limit-price': '4500.5' }), '--json']);
+    expect(result).toEqual({ code: 0, stderr: '', stdout: '{"orderId":"00000000000000000000000000000001","success":true}\n' });
+    expect(storeRows('SELECT order_type, limit_price, state FROM orders')).toEqual([
+      { order_type: 'LIMIT', limit_price: 4500.5, state: 'WORKING' },
+    ]);
+  });
+
+  it('accepts --time-in-force as an alias of --tif', async () => {
+    const result = await cli(['place', ...orderArgs({ '--tif': null, '--time-in-force': 'gtc' }), '--json']);
+    expect(result.code).toBe(0);
+    expect(storeRows('SELECT time_in_force FROM orders')).toEqual([{ time_in_force: 'GTC' }]);
+  });
+
+  it('refuses --tif and --time-in-force that disagree', async () => {
+    const result = await cli(['place', ...orderArgs({ '--time-in-force': 'GTC' })]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("--tif 'DAY' and --time-in-force 'GTC' disagree");
+  });
+
+  it('names every missing flag, exits 2 at once and sends nothing', async () => {
+    const result = await cli(['place', '--account', 'Sim101', '--order-type', 'STOPLIMIT']);
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'Error: Missing required flags: --instrument, --action, --quantity, --tif, --limit-price, --stop-price\n' +
+        "  Nothing was sent. Run 'trade place --help' for an example.\n",
+    });
+    // Validation runs before any side effect: the store is not even created.
+    expect(existsSync(join(env.TRADE_HOME!, 'trade.db'))).toBe(false);
+  });
+
+  it('rejects invalid values naming the field, exit 2, nothing stored', async () => {
+    const result = await cli(['place', ...orderArgs({ '--quantity': 'two', '--action': 'hold' })]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      "Error: Invalid request: action: must be BUY or SELL (any case), got 'hold'; quantity: must be a whole number, got 'two'\n" +
+        "  Nothing was sent. Check --action, --quantity; run 'trade place --help' for examples.\n",
+    );
+    expect(existsSync(join(env.TRADE_HOME!, 'trade.db'))).toBe(false);
+  });
+
+  it('says so when a price is given that the order type does not use', async () => {
+    const result = await cli(['place', ...orderArgs({ '--limit-price': '1' })]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('Invalid request: limitPrice: is not used by MARKET orders; remove it');
+  });
+
+  it('puts {error} on stdout with --json when rejected', async () => {
+    const result = await cli(['place', ...orderArgs({ '--account': 'Ghost' }), '--json']);
+    expect(result).toEqual({ code: 1, stdout: `{"error":"Account 'Ghost' not found"}\n`, stderr: '' });
+  });
+
+  it('rejects an unknown account with exit 1', async () => {
+    const result = await cli(['place', ...orderArgs({ '--account': 'Ghost' })]);
+    expect(result).toEqual({ code: 1, stdout: '', stderr: "Error: Account 'Ghost' not found\n" });
+  });
+});
+
+describe('trade reverse', () => {
+  it('reverses an open position and reports the close and the new order', async () => {
+    await cli(['place', ...orderArgs({ '--quantity': '2' })]);
+    await cli(['place', ...orderArgs({ '--order-type': 'LIMIT', '--limit-price': '4400' })]);
+    const result = await cli(['reverse', ...orderArgs({ '--action': 'SELL', '--quantity': '1' })]);
+    expect(result.code).toBe(0);
+    expect(result.stdout.split('\n').slice(0, 6)).toEqual([
+      'Reversed ES 09-25 in Sim101',
+      '  closed     SELL 2 MARKET, filled 2 at an unknown price (no price is known for ES 09-25) (order 00000000000000000000000000000003)',
+      '  cancelled  1 working order',
+      '  placed     SELL 1 ES 09-25 MARKET DAY',
+      '  order id   00000000000000000000000000000004',
+      '  account    Sim101',
+    ]);
+    const positions = await cli(['positions', '--json']);
+    expect(JSON.parse(positions.stdout)).toEqual({
+      success: true,
+      positions: [{ account: 'Sim101', instrument: 'ES 09-25', quantity: -1, avgPrice: null, realizedPnl: null }],
+    });
+  });
+
+  it('with no position prints the exact service message and exits 1', async () => {
+    const result = await cli(['reverse', ...orderArgs(), '--json']);
+    expect(result).toEqual({
+      code: 1,
+      stderr: '',
+      stdout: `{"error":"No position found for instrument 'ES 09-25' in account 'Sim101'"}\n`,
+    });
+  });
+
+  it('with an invalid body while a position is open leaves the position open', async () => {
+    await cli(['place', ...orderArgs({ '--quantity': '3' })]);
+    const before = storeRows('SELECT * FROM orders');
+    const result = await cli(['reverse', ...orderArgs({ '--action': 'SELL', '--order-type': 'LIMIT' })]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('Missing required flag: --limit-price');
+    const bad = await cli(['reverse', ...orderArgs({ '--action': 'SELL', '--quantity': '-1' })]);
+    expect(bad.code).toBe(2);
+    expect(storeRows('SELECT * FROM orders')).toEqual(before);
+    expect(storeRows('SELECT quantity FROM positions')).toEqual([{ quantity: 3 }]);
+  });
+});
+
+describe('trade positions, orders and accounts', () => {
+  it('lists positions and orders as tables, filtered by account', async () => {
+    await cli(['accounts', 'add', 'Sim102']);
+    await cli(['place', ...orderArgs({ '--quantity': '2' })]);
+    await cli(['place', ...orderArgs({ '--account': 'sim102', '--action': 'SELL' })]);
+    const positions = await cli(['positions']);
+    expect(positions.stdout).toBe(
+      [
+        'ACCOUNT  INSTRUMENT  QTY  AVG PRICE  REALIZED P&L',
+        'Sim101   ES 09-25    +2   —          0',
+        'Sim102   ES 09-25    -1   —          0',
+        '',
+      ].join('\n'),
+    );
+    expect(positions.stderr).toContain('backend: embedded');
+    const orders = await cli(['orders', '--account', 'SIM102']);
+    expect(orders.stdout.split('\n')).toHaveLength(3);
+    expect(orders.stdout).toContain('00000000000000000000000000000002  Sim102   ES 09-25    SELL    1    MARKET');
+    const json = JSON.parse((await cli(['orders', '--json'])).stdout);
+    expect(json.orders.map((o: { account: string }) => o.account)).toEqual(['Sim101', 'Sim102']);
+  });
+
+  it('says when there is nothing to list', async () => {
+    expect((await cli(['positions'])).stdout).toBe('No open positions.\n');
+    expect((await cli(['orders'])).stdout).toBe('No orders.\n');
+  });
+
+  it('rejects a filter for an unknown account', async () => {
+    expect(await cli(['orders', '--account', 'Ghost'])).toMatchObject({ code: 1, stderr: "Error: Account 'Ghost' not found\n" });
+  });
+
+  it('adds and lists accounts, refusing duplicates and bad names', async () => {
+    expect(await cli(['accounts', 'add', 'Sim102'])).toMatchObject({ code: 0, stdout: 'Added simulation account Sim102\n' });
+    expect(await cli(['accounts', 'add', 'SIM102'])).toMatchObject({ code: 1, stderr: "Error: Account 'Sim102' already exists\n" });
+    expect(await cli(['accounts', 'add', ' x'])).toMatchObject({
+      code: 2,
+      stderr: 'Error: Invalid request: account: must not start or end with spaces\n',
+    });
+    expect(await cli(['accounts', 'list'])).toMatchObject({ code: 0, stdout: 'Sim101\nSim102\n' });
+    expect(JSON.parse((await cli(['accounts', 'list', '--json'])).stdout)).toEqual({ accounts: ['Sim101', 'Sim102'], success: true });
+  });
+});
+
+describe('usage', () => {
+  it('prints help with examples for every command, exit 0', async () => {
+    for (const command of [[], ['place'], ['reverse'], ['positions'], ['orders'], ['accounts'], ['accounts', 'list'], ['accounts', 'add']]) {
+      const result = await cli([...command, '--help']);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('Examples:\n  $ trade ');
+    }
+  });
+
+  it('exits 2 with help on stderr when called with no arguments', async () => {
+    const result = await cli([]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('Usage: trade [options] [command]');
+  });
+
+  it('suggests the nearest command for an unknown one, exit 2', async () => {
+    const result = await cli(['plac']);
+    expect(result).toEqual({ code: 2, stdout: '', stderr: "error: unknown command 'plac'\n(Did you mean place?)\n" });
+  });
+
+  it('exits 2 for an unknown flag', async () => {
+    const result = await cli(['place', '--qty', '1']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("error: unknown option '--qty'");
+  });
+
+  it('prints the version', async () => {
+    expect(await cli(['--version'])).toEqual({ code: 0, stdout: '0.1.0\n', stderr: '' });
+  });
+});

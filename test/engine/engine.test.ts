@@ -1,0 +1,272 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createEngine, nextPosition, type Engine } from '../../src/engine/engine.js';
+import { SCHEMA_VERSION } from '../../src/engine/store.js';
+import { RejectedError } from '../../src/order/errors.js';
+import { parseOrder, type Order } from '../../src/order/schema.js';
+
+let dir: string;
+let engine: Engine;
+const file = () => join(dir, 'trade.db');
+
+function order(change: Partial<Record<keyof Order, unknown>> = {}): Order {
+  return parseOrder({
+    account: 'Sim101',
+    instrument: 'ES 09-25',
+    action: 'BUY',
+    quantity: 1,
+    orderType: 'MARKET',
+    timeInForce: 'DAY',
+    ...change,
+  });
+}
+
+/** Sets a last price straight in the store (the engine reads it for market fills). */
+function setPrice(instrument: string, price: number): void {
+  const db = new Database(file());
+  db.prepare('INSERT OR REPLACE INTO prices(instrument, price, updated_at) VALUES (?, ?, ?)').run(instrument, price, 'now');
+  db.close();
+}
+
+function snapshot() {
+  const db = new Database(file(), { readonly: true });
+  const state = {
+    orders: db.prepare('SELECT * FROM orders ORDER BY seq').all(),
+    fills: db.prepare('SELECT * FROM fills ORDER BY seq').all(),
+    positions: db.prepare('SELECT * FROM positions ORDER BY account, instrument').all(),
+  };
+  db.close();
+  return state;
+}
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'trade-engine-'));
+  engine = createEngine(file(), { now: () => new Date('2025-09-01T14:00:00Z') });
+});
+afterEach(() => {
+  engine.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('store', () => {
+  it('is a WAL database at the current schema version, with Sim101 from the start', () => {
+    const db = new Database(file(), { readonly: true });
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    db.close();
+    expect(engine.listAccounts()).toEqual(['Sim101']);
+  });
+
+  it('reopens an existing store without migrating it again', () => {
+    engine.placeOrder(order());
+    engine.close();
+    engine = createEngine(file());
+    expect(engine.listOrders()).toHaveLength(1);
+    expect(engine.listAccounts()).toEqual(['Sim101']);
+  });
+
+  it('refuses a store written by a newer version', () => {
+    engine.close();
+    const db = new Database(file());
+    db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    db.close();
+    expect(() => createEngine(file())).toThrow(/newer trade/);
+    engine = createEngine(':memory:');
+  });
+});
+
+describe('accounts', () => {
+  it('adds accounts and matches names in any case', () => {
+    engine.addAccount('Sim102');
+    expect(engine.listAccounts()).toEqual(['Sim101', 'Sim102']);
+    const { order: placed } = engine.placeOrder(order({ account: 'SIM102' }));
+    expect(placed.account).toBe('Sim102');
+  });
+
+  it('refuses a duplicate account in any case', () => {
+    expect(() => engine.addAccount('sim101')).toThrow("Account 'Sim101' already exists");
+  });
+
+  it("rejects an order for an unknown account with Account 'X' not found, storing nothing", () => {
+    const before = snapshot();
+    const error = (() => {
+      try {
+        engine.placeOrder(order({ account: 'Nope' }));
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(RejectedError);
+    expect((error as RejectedError).message).toBe("Account 'Nope' not found");
+    expect((error as RejectedError).status).toBe(404);
+    expect(snapshot()).toEqual(before);
+  });
+});
+
+describe('placing', () => {
+  it('fills a MARKET order at once with an unknown price when none is known', () => {
+    const { orderId, order: placed } = engine.placeOrder(order());
+    expect(orderId).toMatch(/^[0-9a-f]{32}$/);
+    expect(placed).toMatchObject({ state: 'FILLED', filledQuantity: 1, avgFillPrice: null, createdAt: '2025-09-01T14:00:00.000Z' });
+    expect(snapshot().fills).toEqual([
+      expect.objectContaining({ order_id: orderId, quantity: 1, price: null, action: 'BUY', time: '2025-09-01T14:00:00.000Z' }),
+    ]);
+    expect(engine.listPositions()).toEqual([
+      { account: 'Sim101', instrument: 'ES 09-25', quantity: 1, avgPrice: null, realizedPnl: 0 },
+    ]);
+  });
+
+  it('fills a MARKET order at the last known price', () => {
+    setPrice('ES 09-25', 4500.25);
+    const { order: placed } = engine.placeOrder(order({ quantity: 2 }));
+    expect(placed).toMatchObject({ state: 'FILLED', avgFillPrice: 4500.25 });
+    expect(engine.getPosition('Sim101', 'ES 09-25')).toMatchObject({ quantity: 2, avgPrice: 4500.25 });
+  });
+
+  it('stores LIMIT and STOP orders as working orders without touching the position', () => {
+    engine.placeOrder(order({ orderType: 'LIMIT', limitPrice: 4400 }));
+    engine.placeOrder(order({ orderType: 'STOPMARKET', stopPrice: 4600, action: 'SELL' }));
+    engine.placeOrder(order({ orderType: 'STOPLIMIT', stopPrice: 4600, limitPrice: 4601, timeInForce: 'GTC' }));
+    expect(engine.listOrders().map((o) => [o.orderType, o.state, o.filledQuantity])).toEqual([
+      ['LIMIT', 'WORKING', 0],
+      ['STOPMARKET', 'WORKING', 0],
+      ['STOPLIMIT', 'WORKING', 0],
+    ]);
+    expect(engine.listPositions()).toEqual([]);
+    expect(snapshot().fills).toEqual([]);
+  });
+
+  it('keeps optional fields on the order', () => {
+    const { order: placed } = engine.placeOrder(order({ orderType: 'LIMIT', limitPrice: 1, ocoId: 'g1', strategy: 'ATM1' }));
+    expect(placed).toMatchObject({ ocoId: 'g1', strategy: 'ATM1', limitPrice: 1 });
+  });
+
+  it('nets positions per account and instrument', () => {
+    engine.addAccount('Sim102');
+    engine.placeOrder(order({ quantity: 3 }));
+    engine.placeOrder(order({ action: 'SELL', quantity: 1 }));
+    engine.placeOrder(order({ instrument: 'NQ 12-25', action: 'SELL', quantity: 2 }));
+    engine.placeOrder(order({ account: 'Sim102', quantity: 5 }));
+    expect(engine.listPositions().map((p) => [p.account, p.instrument, p.quantity])).toEqual([
+      ['Sim101', 'ES 09-25', 2],
+      ['Sim101', 'NQ 12-25', -2],
+      ['Sim102', 'ES 09-25', 5],
+    ]);
+    expect(engine.listPositions({ account: 'sim102' })).toHaveLength(1);
+    expect(engine.listPositions({ instrument: 'NQ 12-25' })).toHaveLength(1);
+  });
+
+  it('hides flat positions', () => {
+    engine.placeOrder(order());
+    engine.placeOrder(order({ action: 'SELL' }));
+    expect(engine.listPositions()).toEqual([]);
+  });
+
+  it('gives distinct ids to many orders', () => {
+    const ids = new Set(Array.from({ length: 200 }, () => engine.placeOrder(order()).orderId));
+    expect(ids.size).toBe(200);
+  });
+});
+
+describe('position arithmetic', () => {
+  const flat = { quantity: 0, avgPrice: null, realizedPnl: 0, pnlKnown: true };
+  it('averages entries in the same direction', () => {
+    const a = nextPosition(flat, 1, 100);
+    const b = nextPosition(a, 3, 104);
+    expect(b).toEqual({ quantity: 4, avgPrice: 103, realizedPnl: 0, pnlKnown: true });
+  });
+  it('realizes P&L when reducing, long and short', () => {
+    expect(nextPosition({ ...flat, quantity: 4, avgPrice: 100 }, -1, 110)).toEqual({
+      quantity: 3, avgPrice: 100, realizedPnl: 10, pnlKnown: true,
+    });
+    expect(nextPosition({ ...flat, quantity: -2, avgPrice: 100 }, 2, 90)).toEqual({
+      quantity: 0, avgPrice: null, realizedPnl: 20, pnlKnown: true,
+    });
+  });
+  it('opens the remainder at the fill price when crossing through flat', () => {
+    expect(nextPosition({ ...flat, quantity: 2, avgPrice: 100 }, -5, 95)).toEqual({
+      quantity: -3, avgPrice: 95, realizedPnl: -10, pnlKnown: true,
+    });
+  });
+  it('never invents a price: unknown prices make the average and P&L unknown', () => {
+    expect(nextPosition({ ...flat, quantity: 1, avgPrice: 100 }, 1, null).avgPrice).toBeNull();
+    expect(nextPosition({ ...flat, quantity: 1, avgPrice: 100 }, -1, null).pnlKnown).toBe(false);
+  });
+});
+
+describe('reverse position', () => {
+  it('from long: closes the position and places the new order, returning its id', () => {
+    setPrice('ES 09-25', 100);
+    engine.placeOrder(order({ quantity: 2 }));
+    setPrice('ES 09-25', 105);
+    const outcome = engine.reversePosition(order({ action: 'SELL', quantity: 3 }));
+    expect(outcome.closingOrder).toMatchObject({ action: 'SELL', quantity: 2, orderType: 'MARKET', state: 'FILLED', origin: 'reverse-close' });
+    expect(outcome.order).toMatchObject({ id: outcome.orderId, action: 'SELL', quantity: 3, state: 'FILLED', origin: 'client' });
+    expect(engine.getPosition('Sim101', 'ES 09-25')).toEqual({
+      account: 'Sim101', instrument: 'ES 09-25', quantity: -3, avgPrice: 105, realizedPnl: 10,
+    });
+  });
+
+  it('from short: buys to flatten, then places the new order', () => {
+    engine.placeOrder(order({ action: 'SELL', quantity: 4 }));
+    const outcome = engine.reversePosition(order({ action: 'BUY', quantity: 1 }));
+    expect(outcome.closingOrder).toMatchObject({ action: 'BUY', quantity: 4 });
+    expect(engine.getPosition('Sim101', 'ES 09-25')?.quantity).toBe(1);
+  });
+
+  it('with a working new order: the position is flat and the new order works', () => {
+    engine.placeOrder(order({ quantity: 1 }));
+    engine.reversePosition(order({ action: 'SELL', orderType: 'LIMIT', limitPrice: 4600 }));
+    expect(engine.getPosition('Sim101', 'ES 09-25')?.quantity).toBe(0);
+    expect(engine.listOrders().at(-1)).toMatchObject({ orderType: 'LIMIT', state: 'WORKING' });
+  });
+
+  it("cancels the instrument's working orders in that account only", () => {
+    engine.addAccount('Sim102');
+    engine.placeOrder(order());
+    const sameInstrument = engine.placeOrder(order({ orderType: 'LIMIT', limitPrice: 1 })).orderId;
+    const otherInstrument = engine.placeOrder(order({ instrument: 'NQ 12-25', orderType: 'LIMIT', limitPrice: 1 })).orderId;
+    const otherAccount = engine.placeOrder(order({ account: 'Sim102', orderType: 'LIMIT', limitPrice: 1 })).orderId;
+    const outcome = engine.reversePosition(order({ action: 'SELL' }));
+    expect(outcome.cancelledOrderIds).toEqual([sameInstrument]);
+    const states = Object.fromEntries(engine.listOrders().map((o) => [o.id, o.state]));
+    expect(states[sameInstrument]).toBe('CANCELLED');
+    expect(states[otherInstrument]).toBe('WORKING');
+    expect(states[otherAccount]).toBe('WORKING');
+  });
+
+  it('with no position fails with the exact message and changes nothing', () => {
+    engine.placeOrder(order({ orderType: 'LIMIT', limitPrice: 1 }));
+    const before = snapshot();
+    expect(() => engine.reversePosition(order({ instrument: 'NQ 12-25', account: 'sim101' }))).toThrow(
+      "No position found for instrument 'NQ 12-25' in account 'sim101'",
+    );
+    expect(snapshot()).toEqual(before);
+  });
+
+  it('with a flat (closed) position fails the same way', () => {
+    engine.placeOrder(order());
+    engine.placeOrder(order({ action: 'SELL' }));
+    expect(() => engine.reversePosition(order())).toThrow("No position found for instrument 'ES 09-25' in account 'Sim101'");
+  });
+
+  it('rolls back the close when placing the new order fails inside the transaction', () => {
+    engine.close();
+    let calls = 0;
+    engine = createEngine(file(), {
+      newOrderId: () => {
+        calls += 1;
+        if (calls === 3) throw new Error('disk full');
+        return String(calls).padStart(32, '0');
+      },
+    });
+    engine.placeOrder(order({ quantity: 2 }));
+    const before = snapshot();
+    expect(() => engine.reversePosition(order({ action: 'SELL' }))).toThrow('disk full');
+    expect(snapshot()).toEqual(before);
+    expect(engine.getPosition('Sim101', 'ES 09-25')?.quantity).toBe(2);
+  });
+});

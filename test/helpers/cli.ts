@@ -1,0 +1,79 @@
+/** Runs the CLI in-process with fake streams, or the built bin as a real subprocess. */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { run, type CliDeps } from '../../src/cli/main.js';
+import type { Env } from '../../src/config/paths.js';
+
+export const BIN = fileURLToPath(new URL('../../bin/trade.js', import.meta.url));
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+class Capture {
+  text = '';
+  isTTY = false;
+  write(chunk: string): boolean {
+    this.text += chunk;
+    return true;
+  }
+}
+
+/** A temporary TRADE_HOME (and config dir), removed by the returned cleanup. */
+export function tempHome(): { env: Env; dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'trade-test-'));
+  const env: Env = { TRADE_HOME: join(dir, 'home'), TRADE_CONFIG_DIR: join(dir, 'config'), NO_COLOR: '1', HOME: dir };
+  return { env, dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export async function runCli(argv: string[], env: Env, extra: Partial<CliDeps> = {}): Promise<CliResult> {
+  const stdout = new Capture();
+  const stderr = new Capture();
+  const stdin = new PassThrough() as PassThrough & { isTTY?: boolean };
+  stdin.end();
+  const code = await run(argv, { stdin, stdout, stderr, env, ...extra });
+  return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+export function runBin(argv: string[], env: Env, input?: string): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...argv], {
+      env: { PATH: process.env.PATH, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    child.stdin.end(input ?? '');
+  });
+}
+
+export const ES_BUY = [
+  '--account', 'Sim101', '--instrument', 'ES 09-25', '--action', 'BUY', '--quantity', '1',
+  '--order-type', 'MARKET', '--tif', 'DAY',
+];
+
+/** The order flags with some replaced: flags({ '--quantity': '2' }); a null value drops the flag. */
+export function orderArgs(overrides: Record<string, string | null> = {}): string[] {
+  const base: Record<string, string> = {
+    '--account': 'Sim101', '--instrument': 'ES 09-25', '--action': 'BUY', '--quantity': '1',
+    '--order-type': 'MARKET', '--tif': 'DAY',
+  };
+  const merged: Record<string, string | null> = { ...base, ...overrides };
+  return Object.entries(merged).flatMap(([k, v]) => (v === null ? [] : [k, v]));
+}
+
+export function cleanupLater(cleanup: () => void): () => void {
+  return cleanup;
+}
+
+export { rmSync };
