@@ -15,6 +15,8 @@ export interface CommandContext {
   openBackend(): Promise<Backend>;
   /** Opens the embedded engine itself, for commands that only the simulation has (accounts). */
   openEngine(): Promise<Engine>;
+  /** The account to use when --account is not given (TRADE_ACCOUNT, later the config store). */
+  defaultAccount(): Promise<string | undefined>;
 }
 
 export interface ContextOptions {
@@ -33,6 +35,9 @@ export function createContext(io: Io, env: Env, options: ContextOptions = {}): C
     async openEngine() {
       const { createEngine } = await import('../engine/engine.js');
       return createEngine(storePath(env), options.engine);
+    },
+    async defaultAccount() {
+      return env.TRADE_ACCOUNT || undefined;
     },
   };
 }

@@ -217,3 +217,11 @@ describe('usage', () => {
     expect(await cli(['--version'])).toEqual({ code: 0, stdout: '0.1.0\n', stderr: '' });
   });
 });
+
+describe('default account', () => {
+  it('comes from TRADE_ACCOUNT when --account is not given', async () => {
+    const result = await runCli(['place', ...orderArgs({ '--account': null }), '--json'], { ...env, TRADE_ACCOUNT: 'sim101' }, { engine });
+    expect(result.code).toBe(0);
+    expect(storeRows('SELECT account FROM orders')).toEqual([{ account: 'Sim101' }]);
+  });
+});

@@ -12,8 +12,8 @@ export interface OrderCommandOptions extends OrderFlagValues {
 export type OrderCommand = 'place' | 'reverse';
 
 /** Flags → a validated order, or a usage error naming every missing or bad flag. Nothing is sent. */
-export function orderFromFlags(kind: OrderCommand, options: OrderCommandOptions): Order {
-  const draft = draftFromFlags(options);
+export function orderFromFlags(kind: OrderCommand, options: OrderCommandOptions, defaults: { account?: string } = {}): Order {
+  const draft = draftFromFlags(options, defaults);
   const missing = missingFields(draft);
   if (missing.length > 0) {
     const flags = missing.map((f) => FLAG_FOR[f]);
@@ -35,7 +35,7 @@ export function orderFromFlags(kind: OrderCommand, options: OrderCommandOptions)
 }
 
 export async function submitOrder(ctx: CommandContext, kind: OrderCommand, options: OrderCommandOptions): Promise<void> {
-  const order = orderFromFlags(kind, options);
+  const order = orderFromFlags(kind, options, { account: await ctx.defaultAccount() });
   const backend = await ctx.openBackend();
   const result = await using(backend, (b) => (kind === 'place' ? b.placeOrder(order) : b.reversePosition(order)));
   if (options.json) {
