@@ -1,22 +1,29 @@
 /**
- * What a command's run function is given: streams, environment and a way to open the backend.
- * Tests build one with fake streams and a temporary TRADE_HOME; nothing here touches the network
- * or the user's home unless the environment says so.
+ * What a command's run function is given: streams, environment, settings and a way to open the
+ * backend. Tests build one with fake streams and a temporary TRADE_HOME / TRADE_CONFIG_DIR;
+ * nothing here touches the network or the user's home unless the environment says so.
  */
 import type { Backend } from '../backends/types.js';
 import type { Engine, EngineOptions } from '../engine/engine.js';
 import { type Env, storePath } from '../config/paths.js';
+import { type GlobalFlags, resolveSettings, type Settings } from '../config/settings.js';
 import type { Io } from './io.js';
 
 export interface CommandContext {
   io: Io;
   env: Env;
+  /** Settings for this run (flag > env > config profile > default), read once. */
+  settings(): Settings;
+  /** The embedded engine's store file. */
+  storeFile(): string;
   /** Opens the backend that serves orders. The caller closes it. */
   openBackend(): Promise<Backend>;
   /** Opens the embedded engine itself, for commands that only the simulation has (accounts). */
   openEngine(): Promise<Engine>;
-  /** The account to use when --account is not given (TRADE_ACCOUNT, later the config store). */
+  /** The account to use when --account is not given (TRADE_ACCOUNT, else the config's `account`). */
   defaultAccount(): Promise<string | undefined>;
+  /** Secrets that must never be printed (the token, once known). */
+  secrets(): string[];
 }
 
 export interface ContextOptions {
@@ -24,22 +31,42 @@ export interface ContextOptions {
   engine?: EngineOptions;
 }
 
-export function createContext(io: Io, env: Env, options: ContextOptions = {}): CommandContext {
-  return {
+export interface MutableContext extends CommandContext {
+  /** Set by the program before an action runs: --backend, --profile, --insecure. */
+  setGlobalFlags(flags: GlobalFlags): void;
+}
+
+export function createContext(io: Io, env: Env, options: ContextOptions = {}): MutableContext {
+  let flags: GlobalFlags = {};
+  let settings: Settings | undefined;
+  const known: string[] = [];
+  const ctx: MutableContext = {
     io,
     env,
+    setGlobalFlags(next) {
+      flags = next;
+      settings = undefined;
+    },
+    settings() {
+      settings ??= resolveSettings(env, flags);
+      if (settings.token && !known.includes(settings.token)) known.push(settings.token);
+      return settings;
+    },
+    storeFile: () => storePath(env),
     async openBackend() {
-      const { createEmbeddedBackend } = await import('../backends/embedded.js');
-      return createEmbeddedBackend({ file: storePath(env), ...options.engine });
+      const { openBackend } = await import('../backends/resolve.js');
+      return openBackend(ctx.settings(), storePath(env), options.engine);
     },
     async openEngine() {
       const { createEngine } = await import('../engine/engine.js');
       return createEngine(storePath(env), options.engine);
     },
     async defaultAccount() {
-      return env.TRADE_ACCOUNT || undefined;
+      return ctx.settings().account;
     },
+    secrets: () => [...known, ...(env.TRADE_TOKEN ? [env.TRADE_TOKEN] : [])],
   };
+  return ctx;
 }
 
 /** Runs `use` with a resource and always releases it, even when `use` throws. */

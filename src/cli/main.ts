@@ -18,20 +18,26 @@ export interface CliDeps extends ContextOptions {
 export async function run(argv: string[], deps: CliDeps): Promise<number> {
   const io = createIo(deps, deps.env);
   const ctx = createContext(io, deps.env, deps);
-  const program = buildProgram(ctx, io);
-  if (argv.length === 0) {
-    program.outputHelp({ error: true });
-    return ExitCode.usage;
-  }
   try {
+    const program = buildProgram(ctx, io);
+    if (argv.length === 0) {
+      program.outputHelp({ error: true });
+      return ExitCode.usage;
+    }
     await program.parseAsync(argv, { from: 'user' });
     return ExitCode.ok;
   } catch (error) {
-    return report(error, io, argv.includes('--json'));
+    return report(error, io, argv.includes('--json'), ctx.secrets());
   }
 }
 
-function report(error: unknown, io: Io, json: boolean): number {
+/** A last guard: whatever an error carries, a known secret is never printed. */
+function redact(text: string, secrets: string[]): string {
+  return secrets.filter((s) => s.length > 0).reduce((t, s) => t.split(s).join('[redacted]'), text);
+}
+
+function report(error: unknown, rawIo: Io, json: boolean, secrets: string[]): number {
+  const io: Io = { ...rawIo, out: (l = '') => rawIo.out(redact(l, secrets)), err: (l = '') => rawIo.err(redact(l, secrets)) };
   if (error instanceof CommanderError) {
     // Commander has already printed its message (or the help / version text).
     return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;

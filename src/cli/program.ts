@@ -4,7 +4,7 @@
  */
 import { Command, Option } from 'commander';
 import { VERSION } from '../version.js';
-import type { CommandContext } from './context.js';
+import type { MutableContext } from './context.js';
 import type { Io } from './io.js';
 
 function examples(...lines: string[]): string {
@@ -24,15 +24,24 @@ function addOrderOptions(command: Command): Command {
     .option('--stop-price <price>', 'stop price, for STOPMARKET and STOPLIMIT')
     .option('--oco-id <id>', 'OCO group id: orders sharing it cancel each other')
     .option('--strategy <name>', 'ATM strategy template name')
+    .option('--dry-run', 'print exactly what would be sent (token masked) and send nothing')
     .option('--json', 'print the service response body as JSON on stdout');
 }
 
-export function buildProgram(ctx: CommandContext, io: Io): Command {
+export function buildProgram(ctx: MutableContext, io: Io): Command {
   const program = new Command('trade')
     .description('Place orders and reverse positions on trading accounts, from scripts or a terminal.')
     .version(VERSION, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
+    .option('--backend <name>', 'embedded, http or ws (default: TRADE_BACKEND, config, embedded)')
+    .option('--profile <name>', 'config profile to use (default: TRADE_PROFILE, "default")')
+    .option('--insecure', 'allow sending the token over plain http:// or ws:// to another host')
+    .hook('preAction', (_program, action) => {
+      const { backend, profile, insecure } = action.optsWithGlobals();
+      ctx.setGlobalFlags({ backend, profile, insecure });
+    })
     .showSuggestionAfterError(true)
+    .configureHelp({ showGlobalOptions: true })
     .exitOverride()
     .configureOutput({
       writeOut: (s) => void io.stdout.write(s),
@@ -129,5 +138,85 @@ export function buildProgram(ctx: CommandContext, io: Io): Command {
       await runAccountsAdd(ctx, name, options);
     });
 
+  const config = program
+    .command('config')
+    .description('Read and change the config store (file mode 0600) for the chosen --profile.')
+    .addHelpText('after', () => `${configKeysHelpText()}${examples(
+      'trade config set base-url https://trading.example.com',
+      'trade --profile live config set backend http',
+      'trade config get account',
+      'trade config list --json',
+    )}`);
+  config
+    .command('set')
+    .description('Set a key (the token is set with `trade login`, never on the command line).')
+    .argument('<key>', 'base-url, ws-url, backend, account or timeout')
+    .argument('<value>', 'the value; validated before it is saved')
+    .addHelpText('after', examples('trade config set base-url https://trading.example.com', 'trade config set account Sim101'))
+    .action(async (key: string, value: string) => {
+      const { runConfigSet } = await import('./commands/config.js');
+      await runConfigSet(ctx, key, value);
+    });
+  config
+    .command('get')
+    .description('Print the value in effect (flag > environment > config > default); exit 3 when unset.')
+    .argument('<key>', 'a config key')
+    .option('--show-token', 'print the token unmasked')
+    .option('--json', 'print {"key","value","source"}')
+    .addHelpText('after', examples('trade config get base-url', 'trade config get token --show-token'))
+    .action(async (key: string, options) => {
+      const { runConfigGet } = await import('./commands/config.js');
+      runConfigGet(ctx, key, options);
+    });
+  config
+    .command('unset')
+    .description('Remove a key from the profile.')
+    .argument('<key>', 'a config key')
+    .addHelpText('after', examples('trade config unset ws-url'))
+    .action(async (key: string) => {
+      const { runConfigUnset } = await import('./commands/config.js');
+      await runConfigUnset(ctx, key);
+    });
+  config
+    .command('list')
+    .description('Show every key in effect, with where its value comes from.')
+    .option('--show-token', 'print the token unmasked')
+    .option('--json', 'print {"profile","path","values"}')
+    .addHelpText('after', examples('trade config list', 'trade --profile live config list --json'))
+    .action(async (options) => {
+      const { runConfigList } = await import('./commands/config.js');
+      runConfigList(ctx, options);
+    });
+  config
+    .command('path')
+    .description("Print the config file's path.")
+    .addHelpText('after', examples('trade config path'))
+    .action(async () => {
+      const { runConfigPath } = await import('./commands/config.js');
+      runConfigPath(ctx);
+    });
+
+  program
+    .command('login')
+    .description('Save the access token for the chosen --profile, from a masked prompt or from stdin.')
+    .option('--token-stdin', 'read the token from stdin (for scripts)')
+    .addHelpText('after', examples('trade login', 'trade --profile live login --token-stdin < ~/.secrets/trade-token'))
+    .action(async (options) => {
+      const { runLogin } = await import('./commands/login.js');
+      await runLogin(ctx, options);
+    });
+
   return program;
+}
+
+function configKeysHelpText(): string {
+  const keys: Array<[string, string, string]> = [
+    ['token', 'access token, sent as Authorization: Bearer (set with `trade login`)', 'TRADE_TOKEN'],
+    ['base-url', 'service base URL, http(s)://host[:port]', 'TRADE_BASE_URL'],
+    ['ws-url', 'WebSocket URL (default: base-url as ws(s)://…/ws/stream)', 'TRADE_WS_URL'],
+    ['backend', 'embedded, http or ws (default embedded)', 'TRADE_BACKEND'],
+    ['account', 'default account for every command', 'TRADE_ACCOUNT'],
+    ['timeout', 'seconds to wait for the service (default 10)', 'TRADE_TIMEOUT'],
+  ];
+  return `\nKeys:\n${keys.map(([k, d, e]) => `  ${k.padEnd(9)} ${d} [${e}]`).join('\n')}\n`;
 }

@@ -7,6 +7,7 @@ import { formatOrderResult } from '../format.js';
 
 export interface OrderCommandOptions extends OrderFlagValues {
   json?: boolean;
+  dryRun?: boolean;
 }
 
 export type OrderCommand = 'place' | 'reverse';
@@ -36,6 +37,7 @@ export function orderFromFlags(kind: OrderCommand, options: OrderCommandOptions,
 
 export async function submitOrder(ctx: CommandContext, kind: OrderCommand, options: OrderCommandOptions): Promise<void> {
   const order = orderFromFlags(kind, options, { account: await ctx.defaultAccount() });
+  if (options.dryRun) return printDryRun(ctx, kind, order, options.json ?? false);
   const backend = await ctx.openBackend();
   const result = await using(backend, (b) => (kind === 'place' ? b.placeOrder(order) : b.reversePosition(order)));
   if (options.json) {
@@ -43,6 +45,25 @@ export async function submitOrder(ctx: CommandContext, kind: OrderCommand, optio
     return;
   }
   for (const line of formatOrderResult(kind, order, result, backend.label, ctx.io.color)) ctx.io.out(line);
+}
+
+async function printDryRun(ctx: CommandContext, kind: OrderCommand, order: Order, json: boolean): Promise<void> {
+  const { previewOrder } = await import('../../backends/resolve.js');
+  const preview = previewOrder(ctx.settings(), ctx.storeFile(), kind, order);
+  ctx.io.err('Dry run — nothing was sent.');
+  if (json) {
+    ctx.io.out(JSON.stringify(preview));
+    return;
+  }
+  if (preview.transport === 'embedded') {
+    ctx.io.out(`embedded engine (${preview.store}): ${preview.api}`);
+    ctx.io.out(JSON.stringify(preview.args, null, 2));
+    return;
+  }
+  ctx.io.out(preview.transport === 'http' ? `${preview.method} ${preview.url}` : `WebSocket ${preview.url}`);
+  for (const [name, value] of Object.entries(preview.headers)) ctx.io.out(`${name}: ${value}`);
+  ctx.io.out('');
+  ctx.io.out(JSON.stringify(preview.transport === 'http' ? preview.body : preview.message, null, 2));
 }
 
 export function runPlace(ctx: CommandContext, options: OrderCommandOptions): Promise<void> {

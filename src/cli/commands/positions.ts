@@ -8,9 +8,10 @@ export interface ListOptions {
 }
 
 export async function runPositions(ctx: CommandContext, options: ListOptions): Promise<void> {
+  const account = await ctx.defaultAccount();
   const backend = await ctx.openBackend();
   const positions = await using(backend, (b) =>
-    b.listPositions({ account: options.account, instrument: options.instrument?.toUpperCase() }),
+    b.listPositions({ account: options.account ?? account, instrument: options.instrument?.toUpperCase() }),
   );
   if (options.json) {
     ctx.io.out(JSON.stringify({ positions, success: true }));

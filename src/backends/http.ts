@@ -1,0 +1,131 @@
+/**
+ * The remote service's REST API over undici with a keep-alive pool. An order request is sent at
+ * most once: only a failure to connect (nothing written yet) is retried, once.
+ */
+import { Agent, request } from 'undici';
+import type { Order } from '../order/schema.js';
+import { NetworkError, UsageError } from '../order/errors.js';
+import {
+  authHeaders,
+  checkTransport,
+  joinUrl,
+  orderPath,
+  orderReply,
+  outcomeUnknown,
+  replyError,
+  type OrderOperation,
+  type RemoteOptions,
+} from './remote.js';
+import type { Backend, OrderRecord, PositionRecord } from './types.js';
+
+/** Errors raised before any byte of the request was written: safe to retry once. */
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+function errorCode(error: unknown): string | undefined {
+  let e: unknown = error;
+  for (let depth = 0; e && depth < 4; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== 'UND_ERR') return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+export interface HttpBackendOptions extends RemoteOptions {
+  baseUrl: string;
+}
+
+export interface HttpBackend extends Backend {
+  /** One GET or POST with the service's headers; the reply's status and parsed JSON body. */
+  call(method: 'GET' | 'POST', path: string, body?: unknown, isOrder?: boolean): Promise<{ status: number; body: unknown }>;
+}
+
+export function createHttpBackend(options: HttpBackendOptions): HttpBackend {
+  checkTransport(options.baseUrl, options.insecure ?? false);
+  const host = new URL(options.baseUrl).host;
+  const where = `http (${host})`;
+  const agent = new Agent({
+    keepAliveTimeout: 30_000,
+    connections: 64,
+    connect: { timeout: Math.min(options.timeoutMs, 10_000) },
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+  });
+  const headers = authHeaders(options.token, false);
+
+  async function send(method: 'GET' | 'POST', url: string, body: string | undefined) {
+    const response = await request(url, { method, headers, body, dispatcher: agent });
+    const text = await response.body.text();
+    let parsed: unknown;
+    try {
+      parsed = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    const retryAfter = response.headers['retry-after'];
+    return { status: response.statusCode, body: parsed, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter };
+  }
+
+  async function call(method: 'GET' | 'POST', path: string, body?: unknown, isOrder = method === 'POST') {
+    const url = joinUrl(options.baseUrl, path);
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await send(method, url, payload);
+      } catch (error) {
+        const code = errorCode(error);
+        if (code !== undefined && NOT_SENT.has(code)) {
+          if (attempt === 1) continue;
+          throw new NetworkError(`Could not connect to ${host} (${code}). Nothing was sent.`, {
+            cause: error,
+            hint: 'Check base-url (`trade config get base-url`) and that the service is running.',
+          });
+        }
+        const why = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT'
+          ? `no reply from ${host} within ${options.timeoutMs / 1000} s`
+          : `the connection to ${host} failed after the request was sent${code ? ` (${code})` : ''}`;
+        if (isOrder) throw outcomeUnknown(why, error);
+        throw new NetworkError(`Request to ${host} failed: ${why}.`, { cause: error });
+      }
+    }
+  }
+
+  async function order(operation: OrderOperation, o: Order) {
+    const { account, ...body } = o;
+    const reply = await call('POST', orderPath(operation, account), body, true);
+    return orderReply(reply.status, reply.body, { where, isOrder: true, retryAfter: reply.retryAfter });
+  }
+
+  async function read<T>(path: string, key: string): Promise<T[]> {
+    const reply = await call('GET', path, undefined, false);
+    if (reply.status !== 200) throw replyError(reply.status, reply.body, { where, isOrder: false, retryAfter: reply.retryAfter });
+    const list = (reply.body as Record<string, unknown> | undefined)?.[key];
+    if (!Array.isArray(list)) throw new NetworkError(`${where} answered 200 without a '${key}' list.`);
+    return list as T[];
+  }
+
+  return {
+    name: 'http',
+    label: where,
+    call: (method, path, body, isOrder) => call(method, path, body, isOrder),
+    placeOrder: (o) => order('place', o),
+    reversePosition: (o) => order('reverse', o),
+    async listOrders(filter = {}) {
+      if (filter.account === undefined)
+        throw new UsageError('Listing orders on a remote backend needs an account: pass --account or set one with `trade config set account NAME`.');
+      const orders = await read<OrderRecord>(`/v1/api/accounts/${encodeURIComponent(filter.account)}/orders`, 'orders');
+      return filter.instrument === undefined ? orders : orders.filter((o) => o.instrument === filter.instrument);
+    },
+    async listPositions(filter = {}) {
+      const positions = await read<PositionRecord>('/v1/api/positions', 'positions');
+      return positions.filter(
+        (p) =>
+          (filter.account === undefined || p.account.toLowerCase() === filter.account.toLowerCase()) &&
+          (filter.instrument === undefined || p.instrument === filter.instrument),
+      );
+    },
+    async close() {
+      await agent.close();
+    },
+  };
+}

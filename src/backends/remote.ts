@@ -1,0 +1,154 @@
+/**
+ * What the http and ws backends share: the service's paths, the mapping of a reply (status +
+ * body) to a result or a typed error, the transport safety check and the dry-run preview.
+ */
+import { maskToken } from '../config/keys.js';
+import {
+  ConfigError,
+  NetworkError,
+  RateLimitedError,
+  RejectedError,
+} from '../order/errors.js';
+import { errorResponseSchema, splitOrder, successResponseSchema, type Order } from '../order/schema.js';
+import type { OrderResult } from './types.js';
+
+export type OrderOperation = 'place' | 'reverse';
+
+export const RPC_API: Record<OrderOperation, string> = { place: 'PlaceOrder', reverse: 'ReversePosition' };
+
+export function orderPath(operation: OrderOperation, account: string): string {
+  const tail = operation === 'place' ? 'orders/place' : 'positions/reverseposition';
+  return `/v1/api/accounts/${encodeURIComponent(account)}/${tail}`;
+}
+
+/** The base URL and a path, keeping any path prefix the base URL has. */
+export function joinUrl(baseUrl: string, path: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}${path}`;
+}
+
+export const CHECK_ORDERS = 'check with `trade orders` before trying again';
+
+/** The order may have reached the service: never re-sent, and the person is told how to check. */
+export function outcomeUnknown(why: string, cause?: unknown): NetworkError {
+  return new NetworkError(`Outcome unknown — the order may have been placed (${why}); ${CHECK_ORDERS}.`, {
+    outcomeUnknown: true,
+    cause,
+  });
+}
+
+function errorText(body: unknown): string | undefined {
+  const parsed = errorResponseSchema.safeParse(body);
+  if (!parsed.success) return undefined;
+  const { error, detail } = parsed.data;
+  if (detail === undefined || detail === null || detail === '') return error;
+  return `${error} (${typeof detail === 'string' ? detail : JSON.stringify(detail)})`;
+}
+
+function parseRetryAfter(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return Math.ceil(seconds);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
+}
+
+export interface ReplyContext {
+  /** "http (host:port)": who answered, for messages. */
+  where: string;
+  /** Whether the request was an order (so an unclear reply means the outcome is unknown). */
+  isOrder: boolean;
+  retryAfter?: string;
+}
+
+/**
+ * Turns a non-2xx reply into the typed error for its exit code. The service's own message is
+ * shown as it is; it never contains our token, which is only ever sent in a header.
+ */
+export function replyError(status: number, body: unknown, ctx: ReplyContext): Error {
+  const message = errorText(body);
+  const said = message ?? `HTTP ${status} with a body that is not the service's error shape`;
+  if (status === 401 || status === 403)
+    return new ConfigError(`The service refused the token (${status}: ${said}).`, {
+      code: 'auth',
+      hint: 'Set a valid token with `trade login` (or TRADE_TOKEN).',
+    });
+  if (status === 429) {
+    const retryAfterSeconds = parseRetryAfter(ctx.retryAfter);
+    return new RateLimitedError(
+      `Rate limited by ${ctx.where}: ${said}. Nothing was placed; ${retryAfterSeconds === undefined ? 'retry later' : `retry after ${retryAfterSeconds} s`}.`,
+      { retryAfterSeconds },
+    );
+  }
+  if (status === 408)
+    return ctx.isOrder
+      ? outcomeUnknown(`the trading platform did not answer in time: ${said}`)
+      : new NetworkError(`The trading platform did not answer in time (408: ${said}).`);
+  if (status >= 500)
+    return ctx.isOrder
+      ? outcomeUnknown(`${ctx.where} failed with HTTP ${status}: ${said}`)
+      : new NetworkError(`${ctx.where} failed with HTTP ${status}: ${said}`);
+  if (message !== undefined) return new RejectedError(message, { status });
+  return new RejectedError(`${ctx.where} answered HTTP ${status} with a body that is not the service's error shape`, {
+    status,
+  });
+}
+
+/** A 200 reply to Place Order or Reverse Position must be `{orderId, success:true}`. */
+export function orderReply(status: number, body: unknown, ctx: ReplyContext): OrderResult {
+  if (status !== 200) throw replyError(status, body, ctx);
+  const parsed = successResponseSchema.safeParse(body);
+  if (!parsed.success) {
+    const failed = errorText(body);
+    if (failed !== undefined) throw new RejectedError(failed, { status });
+    throw outcomeUnknown(`${ctx.where} answered 200 with a body that is not {orderId, success:true}`);
+  }
+  return { orderId: parsed.data.orderId, success: true };
+}
+
+export function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/** Refuses to send a token in clear text to a host that is not this machine, unless --insecure. */
+export function checkTransport(url: string, insecure: boolean): void {
+  const u = new URL(url);
+  if ((u.protocol === 'http:' || u.protocol === 'ws:') && !isLoopback(u.hostname) && !insecure) {
+    throw new ConfigError(
+      `Refusing to send the token in clear text to ${u.host} over ${u.protocol.slice(0, -1)}://.`,
+      { code: 'insecure', hint: 'Use https:// (or wss://), or pass --insecure if you really mean it.' },
+    );
+  }
+}
+
+export interface RemoteOptions {
+  baseUrl?: string;
+  wsUrl?: string;
+  token: string;
+  timeoutMs: number;
+  insecure?: boolean;
+}
+
+export type RequestPreview =
+  | { transport: 'http'; method: 'POST'; url: string; headers: Record<string, string>; body: unknown }
+  | { transport: 'ws'; url: string; headers: Record<string, string>; message: unknown }
+  | { transport: 'embedded'; store: string; api: string; args: unknown };
+
+export function authHeaders(token: string, masked: boolean): Record<string, string> {
+  return { 'Content-Type': 'application/json', Authorization: `Bearer ${masked ? maskToken(token) : token}` };
+}
+
+export function previewHttp(baseUrl: string, token: string, operation: OrderOperation, order: Order): RequestPreview {
+  const { account, body } = splitOrder(order);
+  return { transport: 'http', method: 'POST', url: joinUrl(baseUrl, orderPath(operation, account)), headers: authHeaders(token, true), body };
+}
+
+export function previewWs(wsUrl: string, token: string, operation: OrderOperation, order: Order): RequestPreview {
+  const { Authorization } = authHeaders(token, true);
+  return {
+    transport: 'ws',
+    url: wsUrl,
+    headers: { Authorization },
+    message: { action: 'rpc', id: '1', api: RPC_API[operation], args: order },
+  };
+}

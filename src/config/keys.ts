@@ -1,0 +1,106 @@
+/**
+ * The config keys and their validation: one place, used by `trade config set`, by `trade login`
+ * and when reading the environment, so a bad value is refused wherever it comes from.
+ */
+import { ConfigError, UsageError } from '../order/errors.js';
+import { parseAccountName } from '../order/schema.js';
+
+export const BACKENDS = ['embedded', 'http', 'ws'] as const;
+export type BackendName = (typeof BACKENDS)[number];
+
+export const CONFIG_KEYS = ['token', 'base-url', 'ws-url', 'backend', 'account', 'timeout'] as const;
+export type ConfigKey = (typeof CONFIG_KEYS)[number];
+export type ConfigValues = Partial<Record<ConfigKey, string>>;
+
+/** Environment variables that override each key. */
+export const ENV_FOR: Record<ConfigKey, string> = {
+  token: 'TRADE_TOKEN',
+  'base-url': 'TRADE_BASE_URL',
+  'ws-url': 'TRADE_WS_URL',
+  backend: 'TRADE_BACKEND',
+  account: 'TRADE_ACCOUNT',
+  timeout: 'TRADE_TIMEOUT',
+};
+
+export const KEY_HELP: Record<ConfigKey, string> = {
+  token: 'access token sent as Authorization: Bearer (set it with `trade login`)',
+  'base-url': 'the service base URL, http(s)://host[:port][/prefix]',
+  'ws-url': 'the WebSocket URL; default: base-url with ws(s) and the path /ws/stream',
+  backend: 'embedded, http or ws',
+  account: 'default account for every command',
+  timeout: 'seconds to wait for the service (default 10)',
+};
+
+export const DEFAULT_TIMEOUT_SECONDS = 10;
+
+export function isConfigKey(key: string): key is ConfigKey {
+  return (CONFIG_KEYS as readonly string[]).includes(key);
+}
+
+function url(value: string, key: string, schemes: string[]): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new ConfigError(`${key} must be a URL like ${schemes[1]}://host:port, got '${value}'`, { code: 'bad_config' });
+  }
+  if (!schemes.includes(parsed.protocol.slice(0, -1)))
+    throw new ConfigError(`${key} must start with ${schemes.map((s) => `${s}://`).join(' or ')}, got '${value}'`, {
+      code: 'bad_config',
+    });
+  if (parsed.username || parsed.password)
+    throw new ConfigError(`${key} must not carry credentials; use \`trade login\` for the token`, { code: 'bad_config' });
+  if (parsed.search || parsed.hash) throw new ConfigError(`${key} must not have a query or fragment`, { code: 'bad_config' });
+  return parsed.href.replace(/\/+$/, '');
+}
+
+/** Validates and normalizes one value. Throws ConfigError naming the key (exit 3). */
+export function normalizeValue(key: ConfigKey, raw: string): string {
+  switch (key) {
+    case 'token':
+      if (!/^[\x21-\x7e]+$/.test(raw))
+        throw new ConfigError('token must be non-empty printable text with no spaces', { code: 'bad_config' });
+      return raw;
+    case 'base-url':
+      return url(raw, key, ['http', 'https']);
+    case 'ws-url':
+      return url(raw, key, ['ws', 'wss']);
+    case 'backend':
+      if (!(BACKENDS as readonly string[]).includes(raw.toLowerCase()))
+        throw new ConfigError(`backend must be one of ${BACKENDS.join(', ')}, got '${raw}'`, { code: 'bad_config' });
+      return raw.toLowerCase();
+    case 'account':
+      try {
+        return parseAccountName(raw);
+      } catch (error) {
+        throw new ConfigError(`account ${(error as Error).message.replace(/^Invalid request: account: /, '')}`, {
+          code: 'bad_config',
+        });
+      }
+    case 'timeout': {
+      const seconds = Number(raw);
+      if (!/^\d+(\.\d+)?$/.test(raw.trim()) || !(seconds > 0) || seconds > 3600)
+        throw new ConfigError(`timeout must be a number of seconds from 0.001 to 3600, got '${raw}'`, { code: 'bad_config' });
+      return String(seconds);
+    }
+  }
+}
+
+export function requireKey(key: string): ConfigKey {
+  if (!isConfigKey(key)) throw new UsageError(`Unknown config key '${key}'. Keys: ${CONFIG_KEYS.join(', ')}`);
+  return key;
+}
+
+/** `abcd…wxyz`: enough to recognize a token, never enough to use it. */
+export function maskToken(token: string): string {
+  if (token.length >= 16) return `${token.slice(0, 4)}…${token.slice(-4)}`;
+  return `…(${token.length} characters)`;
+}
+
+/** The WebSocket address DESIGN.md derives from a base URL: ws(s), then /ws/stream after its path. */
+export function deriveWsUrl(baseUrl: string): string {
+  const u = new URL(baseUrl);
+  u.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:';
+  u.pathname = `${u.pathname.replace(/\/+$/, '')}/ws/stream`;
+  return u.href;
+}

@@ -1,0 +1,171 @@
+/** The http backend against a real local server made to misbehave, one way per path. */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createHttpBackend } from '../../src/backends/http.js';
+import { ConfigError, NetworkError, RateLimitedError, RejectedError } from '../../src/order/errors.js';
+import { parseOrder } from '../../src/order/schema.js';
+
+const TOKEN = 'tok-0123456789-abcdefghij';
+let server: Server;
+let baseUrl: string;
+const seen: Array<{ method: string; url: string; auth?: string; type?: string; body: string }> = [];
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+};
+// The account in the path picks the behaviour.
+const behaviours: Record<string, Handler> = {
+  ok: (_q, res) => json(res, 200, { orderId: 'a'.repeat(32), success: true }),
+  rejected: (_q, res) => json(res, 400, { error: 'Invalid request: quantity: too big' }),
+  detail: (_q, res) => json(res, 400, { success: false, error: 'Order rejected', detail: 'market closed' }),
+  noposition: (_q, res) => json(res, 400, { error: "No position found for instrument 'ES 09-25' in account 'noposition'" }),
+  unauthorized: (_q, res) => json(res, 401, { error: 'Unauthorized' }),
+  forbidden: (_q, res) => json(res, 403, { error: 'Forbidden' }),
+  platform: (_q, res) => json(res, 408, { error: 'Request timed out' }),
+  limited: (_q, res) => json(res, 429, { error: 'Rate limit exceeded' }, { 'retry-after': '7' }),
+  broken: (_q, res) => json(res, 500, { error: 'Internal Server Error' }),
+  html: (_q, res) => {
+    res.writeHead(502, { 'content-type': 'text/html' });
+    res.end('<html><body>Bad gateway</body></html>');
+  },
+  html200: (_q, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end('<html>hello</html>');
+  },
+  wrongshape: (_q, res) => json(res, 200, { id: 1 }),
+  truncated: (_q, res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+    res.write('{"orderId":"ab');
+    res.socket?.destroy();
+  },
+  hang: () => undefined,
+  drop: (req) => req.socket.destroy(),
+};
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d));
+    req.on('end', () => {
+      seen.push({ method: req.method!, url: req.url!, auth: req.headers.authorization, type: req.headers['content-type'], body });
+      const account = decodeURIComponent(req.url!.split('/')[4] ?? '');
+      (behaviours[account] ?? behaviours.ok!)(req, res);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+});
+beforeEach(() => {
+  seen.length = 0;
+});
+
+const order = (account: string) =>
+  parseOrder({ account, instrument: 'ES 09-25', action: 'BUY', quantity: 1, orderType: 'MARKET', timeInForce: 'DAY' });
+
+async function attempt(account: string, timeoutMs = 2000): Promise<unknown> {
+  const backend = createHttpBackend({ baseUrl, token: TOKEN, timeoutMs });
+  try {
+    return await backend.placeOrder(order(account));
+  } catch (error) {
+    return error;
+  } finally {
+    await backend.close();
+  }
+}
+
+describe('http backend', () => {
+  it('POSTs JSON with the Bearer token to the service path and returns the body', async () => {
+    expect(await attempt('ok')).toEqual({ orderId: 'a'.repeat(32), success: true });
+    expect(seen).toEqual([
+      {
+        method: 'POST',
+        url: '/v1/api/accounts/ok/orders/place',
+        auth: `Bearer ${TOKEN}`,
+        type: 'application/json',
+        body: '{"instrument":"ES 09-25","action":"BUY","quantity":1,"orderType":"MARKET","timeInForce":"DAY"}',
+      },
+    ]);
+  });
+
+  it('uses the reverse path for Reverse Position and encodes the account', async () => {
+    const backend = createHttpBackend({ baseUrl, token: TOKEN, timeoutMs: 2000 });
+    await backend.reversePosition(order('ok'));
+    await backend.close();
+    expect(seen[0]!.url).toBe('/v1/api/accounts/ok/positions/reverseposition');
+  });
+
+  it.each([
+    ['rejected', RejectedError, 1, 'Invalid request: quantity: too big'],
+    ['detail', RejectedError, 1, 'Order rejected (market closed)'],
+    ['noposition', RejectedError, 1, "No position found for instrument 'ES 09-25' in account 'noposition'"],
+    ['unauthorized', ConfigError, 3, 'The service refused the token (401: Unauthorized).'],
+    ['forbidden', ConfigError, 3, 'The service refused the token (403: Forbidden).'],
+    ['limited', RateLimitedError, 5, `Rate limited by http (${'127.0.0.1'}`],
+    ['platform', NetworkError, 4, 'Outcome unknown — the order may have been placed (the trading platform did not answer in time'],
+    ['broken', NetworkError, 4, 'failed with HTTP 500: Internal Server Error'],
+    ['html', NetworkError, 4, "HTTP 502: HTTP 502 with a body that is not the service's error shape"],
+    ['html200', NetworkError, 4, 'answered 200 with a body that is not {orderId, success:true}'],
+    ['wrongshape', NetworkError, 4, 'answered 200 with a body that is not {orderId, success:true}'],
+  ])('maps %s to %s (exit %i) with a clear message', async (account, type, exitCode, message) => {
+    const error = (await attempt(account)) as InstanceType<typeof type>;
+    expect(error).toBeInstanceOf(type);
+    expect(error.exitCode).toBe(exitCode);
+    expect(error.message).toContain(message);
+    expect(error.message).not.toContain(TOKEN);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('says when to retry after a 429', async () => {
+    const error = (await attempt('limited')) as RateLimitedError;
+    expect(error.retryAfterSeconds).toBe(7);
+    expect(error.message).toContain('Nothing was placed; retry after 7 s.');
+  });
+
+  it('a hang after the request is outcome unknown, and the order was sent exactly once', async () => {
+    const error = (await attempt('hang', 300)) as NetworkError;
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error.outcomeUnknown).toBe(true);
+    expect(error.message).toBe(
+      'Outcome unknown — the order may have been placed (no reply from 127.0.0.1:' +
+        `${new URL(baseUrl).port} within 0.3 s); check with \`trade orders\` before trying again.`,
+    );
+    await new Promise((r) => setTimeout(r, 400));
+    expect(seen).toHaveLength(1);
+  });
+
+  it.each(['drop', 'truncated'])('a connection closed mid-response (%s) is outcome unknown, sent once', async (account) => {
+    const error = (await attempt(account)) as NetworkError;
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error.outcomeUnknown).toBe(true);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('a refused connection is retried once, then reported as nothing sent', async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((r) => closed.close(r));
+    const backend = createHttpBackend({ baseUrl: `http://127.0.0.1:${port}`, token: TOKEN, timeoutMs: 1000 });
+    const error = (await backend.placeOrder(order('ok')).catch((e) => e)) as NetworkError;
+    await backend.close();
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error.outcomeUnknown).toBe(false);
+    expect(error.message).toBe(`Could not connect to 127.0.0.1:${port} (ECONNREFUSED). Nothing was sent.`);
+  });
+
+  it('refuses to send the token in clear text to another host, unless insecure', () => {
+    expect(() => createHttpBackend({ baseUrl: 'http://example.com', token: TOKEN, timeoutMs: 1000 })).toThrow(
+      'Refusing to send the token in clear text to example.com over http://.',
+    );
+    const backend = createHttpBackend({ baseUrl: 'http://example.com', token: TOKEN, timeoutMs: 1000, insecure: true });
+    expect(backend.label).toBe('http (example.com)');
+    return backend.close();
+  });
+});
