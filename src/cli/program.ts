@@ -138,6 +138,27 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
       await runAccountsAdd(ctx, name, options);
     });
 
+  program
+    .command('batch')
+    .description(
+      'Send many orders over one connection: NDJSON lines {"api":"PlaceOrder"|"ReversePosition","args":{account,...},"id"?} in, one {"line","id","status","data"} line out per input line, in order.',
+    )
+    .argument('[file]', "NDJSON file, or '-' (the default) for stdin")
+    .option('--concurrency <n>', 'requests in flight at once (default: 1 on embedded, 64 on http and ws)')
+    .option('--no-progress', 'no progress bar on stderr (it is shown only at a terminal)')
+    .addHelpText(
+      'after',
+      examples(
+        'trade batch orders.ndjson > results.ndjson',
+        `echo '{"api":"PlaceOrder","id":"a1","args":{"account":"Sim101","instrument":"ES 09-25","action":"BUY","quantity":1,"orderType":"MARKET","timeInForce":"DAY"}}' | trade batch -`,
+        'trade --backend ws batch orders.ndjson --concurrency 256',
+      ),
+    )
+    .action(async (file: string | undefined, options) => {
+      const { runBatch } = await import('./commands/batch.js');
+      await runBatch(ctx, file, options);
+    });
+
   const config = program
     .command('config')
     .description('Read and change the config store (file mode 0600) for the chosen --profile.')

@@ -120,3 +120,16 @@ export class CancelledError extends TradeError {
     super(message);
   }
 }
+
+/**
+ * A command that wrote its own results (a batch) and ends with a non-zero code; the message is a
+ * one-line summary for stderr.
+ */
+export class IncompleteError extends TradeError {
+  readonly code = 'incomplete';
+  readonly exitCode: number;
+  constructor(message: string, exitCode: number) {
+    super(message);
+    this.exitCode = exitCode;
+  }
+}

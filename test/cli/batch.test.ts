@@ -1,0 +1,121 @@
+import { writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { WebSocketServer } from 'ws';
+import type { Env } from '../../src/config/paths.js';
+import { parseLine } from '../../src/cli/commands/batch.js';
+import { runBin, tempHome } from '../helpers/cli.js';
+
+let env: Env;
+let dir: string;
+let cleanup: () => void;
+beforeEach(() => ({ env, dir, cleanup } = tempHome()));
+afterEach(() => cleanup());
+
+const args = (change: Record<string, unknown> = {}) => ({
+  account: 'Sim101', instrument: 'ES 09-25', action: 'BUY', quantity: 1, orderType: 'MARKET', timeInForce: 'DAY', ...change,
+});
+const place = (id: unknown, change: Record<string, unknown> = {}) => JSON.stringify({ api: 'PlaceOrder', id, args: args(change) });
+const results = (stdout: string) => stdout.trim().split('\n').map((l) => JSON.parse(l));
+
+describe('trade batch on the embedded engine', () => {
+  it('writes one result per line, in input order, and goes on after bad lines (exit 1)', async () => {
+    const input = [
+      place('a'),
+      '{not json',
+      JSON.stringify({ api: 'Cancel', id: 'c', args: args() }),
+      place('b', { quantity: 0 }),
+      JSON.stringify({ api: 'ReversePosition', id: 'r', args: args({ action: 'Sell', quantity: 2, orderType: 'Market', timeInForce: 'Gtc' }) }),
+      JSON.stringify({ api: 'ReversePosition', id: 'nq', args: args({ instrument: 'NQ 12-25' }) }),
+      place(7, { account: 'Ghost' }),
+    ].join('\n');
+    const result = await runBin(['batch', '-'], env, `${input}\n`);
+    expect(result.code).toBe(1);
+    const out = results(result.stdout);
+    expect(out.map((r) => [r.line, r.id, r.status])).toEqual([
+      [1, 'a', 200], [2, null, 400], [3, 'c', 400], [4, 'b', 400], [5, 'r', 200], [6, 'nq', 400], [7, 7, 404],
+    ]);
+    expect(out[0].data).toEqual({ orderId: expect.stringMatching(/^[0-9a-f]{32}$/), success: true });
+    expect(out[1].data).toEqual({ error: 'Invalid request: the line is not valid JSON' });
+    expect(out[2].data).toEqual({ error: "Invalid request: api: must be PlaceOrder or ReversePosition, got 'Cancel'" });
+    expect(out[3].data).toEqual({ error: 'Invalid request: quantity: must be at least 1, got 0' });
+    expect(out[5].data).toEqual({ error: "No position found for instrument 'NQ 12-25' in account 'Sim101'" });
+    expect(out[6].data).toEqual({ error: "Account 'Ghost' not found" });
+    expect(result.stderr).toBe('Error: Batch of 7 lines: 2 succeeded, 5 rejected.\n');
+    const positions = JSON.parse((await runBin(['positions', '--json'], env)).stdout).positions;
+    expect(positions).toEqual([expect.objectContaining({ instrument: 'ES 09-25', quantity: -2 })]);
+  });
+
+  it('reads a file, exits 0 when every line succeeds, and stores every order', async () => {
+    const file = join(dir, 'orders.ndjson');
+    writeFileSync(file, `${Array.from({ length: 50 }, (_, i) => place(i)).join('\r\n')}\r\n`);
+    const result = await runBin(['batch', file], env);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    const out = results(result.stdout);
+    expect(out.map((r) => r.id)).toEqual(Array.from({ length: 50 }, (_, i) => i));
+    const orders = JSON.parse((await runBin(['orders', '--json'], env)).stdout).orders;
+    expect(orders.map((o: { id: string }) => o.id)).toEqual(out.map((r) => r.data.orderId));
+  });
+
+  it('refuses a bad --concurrency and a missing file with exit 2', async () => {
+    expect(await runBin(['batch', '-', '--concurrency', '0'], env, '')).toMatchObject({ code: 2 });
+    const missing = await runBin(['batch', join(dir, 'nope.ndjson')], env);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('ENOENT');
+  });
+
+  it('parses the RPC form, with or without action:"rpc"', () => {
+    expect(parseLine('{"action":"rpc","id":"x","api":"PlaceOrder","args":{}}')).toEqual({ ok: true, api: 'PlaceOrder', args: {}, id: 'x' });
+    expect(parseLine('{"api":"PlaceOrder","args":{},"extra":1}')).toMatchObject({ ok: false, error: 'Invalid request: extra: is not a known field' });
+    expect(parseLine('[1]')).toMatchObject({ ok: false, error: 'Invalid request: the line must be a JSON object, got an array' });
+  });
+});
+
+describe('trade batch when the connection dies mid-batch', () => {
+  let server: Server;
+  let wss: WebSocketServer;
+  let url: string;
+  let seen = 0;
+  beforeAll(async () => {
+    server = createServer();
+    wss = new WebSocketServer({ server });
+    // Answers the first two requests, holds the next two, then kills the connection.
+    wss.on('connection', (ws) => {
+      ws.on('message', (raw) => {
+        const { id } = JSON.parse(raw.toString());
+        seen += 1;
+        if (seen <= 2) ws.send(JSON.stringify({ id, status: 200, data: { orderId: String(seen).padStart(32, '0'), success: true } }));
+        else if (seen === 4) setTimeout(() => ws.terminate(), 50);
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/ws/stream`;
+  });
+  afterAll(async () => {
+    wss.close();
+    await new Promise((r) => server.close(r));
+  });
+
+  it('marks in-flight lines unknown and unsent lines not sent, exit 4', async () => {
+    const input = Array.from({ length: 8 }, (_, i) => place(`o${i + 1}`)).join('\n');
+    const result = await runBin(['batch', '--concurrency', '4'], { ...env, TRADE_BACKEND: 'ws', TRADE_WS_URL: url, TRADE_TOKEN: 'x'.repeat(20) }, input);
+    expect(result.code).toBe(4);
+    const out = results(result.stdout);
+    expect(out.map((r) => [r.id, r.status, r.outcome ?? 'done'])).toEqual([
+      ['o1', 200, 'done'],
+      ['o2', 200, 'done'],
+      ['o3', null, 'unknown'],
+      ['o4', null, 'unknown'],
+      // o1 and o2 answered, so two workers sent o5 and o6 before the connection died.
+      ['o5', null, 'unknown'],
+      ['o6', null, 'unknown'],
+      ['o7', null, 'not-sent'],
+      ['o8', null, 'not-sent'],
+    ]);
+    // Every line marked sent or unknown reached the server; none marked not-sent did.
+    expect(seen).toBe(6);
+    expect(result.stderr).toContain('Batch of 8 lines: 2 succeeded, 0 rejected, 4 outcome unknown (check with `trade orders`), 2 not sent.');
+  });
+});
