@@ -6,14 +6,14 @@
 import type { Backend } from '../backends/types.js';
 import type { Engine, EngineOptions } from '../engine/engine.js';
 import { type Env, storePath } from '../config/paths.js';
-import { type GlobalFlags, resolveSettings, type Settings } from '../config/settings.js';
+import type { GlobalFlags, Settings } from '../config/settings.js';
 import type { Io } from './io.js';
 
 export interface CommandContext {
   io: Io;
   env: Env;
   /** Settings for this run (flag > env > config profile > default), read once. */
-  settings(): Settings;
+  settings(): Promise<Settings>;
   /** The embedded engine's store file. */
   storeFile(): string;
   /** Opens the backend that serves orders. The caller closes it. */
@@ -47,22 +47,25 @@ export function createContext(io: Io, env: Env, options: ContextOptions = {}): M
       flags = next;
       settings = undefined;
     },
-    settings() {
-      settings ??= resolveSettings(env, flags);
+    async settings() {
+      if (!settings) {
+        const { resolveSettings } = await import('../config/settings.js');
+        settings = resolveSettings(env, flags);
+      }
       if (settings.token && !known.includes(settings.token)) known.push(settings.token);
       return settings;
     },
     storeFile: () => storePath(env),
     async openBackend() {
       const { openBackend } = await import('../backends/resolve.js');
-      return openBackend(ctx.settings(), storePath(env), options.engine);
+      return openBackend(await ctx.settings(), storePath(env), options.engine);
     },
     async openEngine() {
       const { createEngine } = await import('../engine/engine.js');
       return createEngine(storePath(env), options.engine);
     },
     async defaultAccount() {
-      return ctx.settings().account;
+      return (await ctx.settings()).account;
     },
     secrets: () => [...known, ...(env.TRADE_TOKEN ? [env.TRADE_TOKEN] : [])],
   };

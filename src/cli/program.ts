@@ -187,7 +187,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .addHelpText('after', examples('trade config get base-url', 'trade config get token --show-token'))
     .action(async (key: string, options) => {
       const { runConfigGet } = await import('./commands/config.js');
-      runConfigGet(ctx, key, options);
+      await runConfigGet(ctx, key, options);
     });
   config
     .command('unset')
@@ -206,7 +206,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .addHelpText('after', examples('trade config list', 'trade --profile live config list --json'))
     .action(async (options) => {
       const { runConfigList } = await import('./commands/config.js');
-      runConfigList(ctx, options);
+      await runConfigList(ctx, options);
     });
   config
     .command('path')

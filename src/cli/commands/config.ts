@@ -41,8 +41,8 @@ async function openStore(ctx: CommandContext) {
   return openConfigStore(ctx.env);
 }
 
-function currentProfile(ctx: CommandContext): string {
-  return ctx.settings().profile;
+async function currentProfile(ctx: CommandContext): Promise<string> {
+  return (await ctx.settings()).profile;
 }
 
 export async function runConfigSet(ctx: CommandContext, key: string, value: string): Promise<void> {
@@ -52,7 +52,7 @@ export async function runConfigSet(ctx: CommandContext, key: string, value: stri
       hint: 'Use `trade login` (a masked prompt) or `trade login --token-stdin < file`.',
     });
   const normalized = normalizeValue(k, value);
-  const profile = currentProfile(ctx);
+  const profile = await currentProfile(ctx);
   (await openStore(ctx)).set(profile, k, normalized);
   ctx.io.err(`Set ${k} = ${normalized} (profile ${profile})`);
   if (ctx.env[ENV_FOR[k]]) ctx.io.err(`Note: ${ENV_FOR[k]} is set and overrides it.`);
@@ -60,25 +60,26 @@ export async function runConfigSet(ctx: CommandContext, key: string, value: stri
 
 export async function runConfigUnset(ctx: CommandContext, key: string): Promise<void> {
   const k = requireKey(key);
-  const profile = currentProfile(ctx);
+  const profile = await currentProfile(ctx);
   (await openStore(ctx)).unset(profile, k);
   ctx.io.err(`Unset ${k} (profile ${profile})`);
 }
 
-export function runConfigGet(ctx: CommandContext, key: string, options: ConfigShowOptions): void {
+export async function runConfigGet(ctx: CommandContext, key: string, options: ConfigShowOptions): Promise<void> {
   const k = requireKey(key);
-  const entry = effective(ctx.settings()).find((e) => e.key === k)!;
+  const settings = await ctx.settings();
+  const entry = effective(settings).find((e) => e.key === k)!;
   const value = shown(entry, options.showToken ?? false);
   if (options.json) {
     ctx.io.out(JSON.stringify({ key: k, value: value ?? null, source: entry.source }));
     return;
   }
-  if (value === undefined) throw new ConfigError(`${k} is not set (profile ${ctx.settings().profile})`, { code: 'not_set' });
+  if (value === undefined) throw new ConfigError(`${k} is not set (profile ${settings.profile})`, { code: 'not_set' });
   ctx.io.out(value);
 }
 
-export function runConfigList(ctx: CommandContext, options: ConfigShowOptions): void {
-  const settings = ctx.settings();
+export async function runConfigList(ctx: CommandContext, options: ConfigShowOptions): Promise<void> {
+  const settings = await ctx.settings();
   const entries = effective(settings);
   if (options.json) {
     const values = Object.fromEntries(

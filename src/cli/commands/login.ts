@@ -30,7 +30,7 @@ export async function runLogin(ctx: CommandContext, options: LoginOptions): Prom
       hint: 'Pipe it in: `trade login --token-stdin < token.txt`.',
     });
   const token = normalizeValue('token', raw);
-  const profile = ctx.settings().profile;
+  const profile = (await ctx.settings()).profile;
   const { openConfigStore } = await import('../../config/store.js');
   const store = openConfigStore(ctx.env);
   store.set(profile, 'token', token);

@@ -49,7 +49,7 @@ export async function submitOrder(ctx: CommandContext, kind: OrderCommand, optio
 
 async function printDryRun(ctx: CommandContext, kind: OrderCommand, order: Order, json: boolean): Promise<void> {
   const { previewOrder } = await import('../../backends/resolve.js');
-  const preview = previewOrder(ctx.settings(), ctx.storeFile(), kind, order);
+  const preview = previewOrder(await ctx.settings(), ctx.storeFile(), kind, order);
   ctx.io.err('Dry run — nothing was sent.');
   if (json) {
     ctx.io.out(JSON.stringify(preview));

@@ -1,0 +1,47 @@
+/** The bin loads only what the command and backend need (DESIGN.md: lazy weight). */
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Env } from '../../src/config/paths.js';
+import { BIN, orderArgs, tempHome } from '../helpers/cli.js';
+
+const REGISTER = fileURLToPath(new URL('../fixtures/trace-register.mjs', import.meta.url));
+const HEAVY = ['undici', '/ws/', '@inquirer', 'fastify', 'chunks/server', 'conf/', 'cli-progress', 'zod'];
+
+let env: Env;
+let dir: string;
+let cleanup: () => void;
+beforeEach(() => ({ env, dir, cleanup } = tempHome()));
+afterEach(() => cleanup());
+
+function loaded(argv: string[]): string[] {
+  const trace = join(dir, `trace-${argv[0]}.txt`);
+  const result = spawnSync(process.execPath, ['--import', REGISTER, BIN, ...argv], {
+    env: { PATH: process.env.PATH, ...env, TRACE_FILE: trace },
+    encoding: 'utf8',
+  });
+  expect(result.status, result.stderr).toBe(0);
+  return readFileSync(trace, 'utf8').trim().split('\n');
+}
+
+const heavy = (modules: string[], allowed: string[] = []) =>
+  modules.filter((m) => HEAVY.some((h) => m.includes(`node_modules/${h}`) || m.includes(h)) && !allowed.some((a) => m.includes(a)));
+
+describe('start-up weight', () => {
+  it('--version and --help load no backend, prompt, server or schema module', () => {
+    for (const argv of [['--version'], ['--help'], ['place', '--help']]) {
+      const modules = loaded(argv);
+      expect(modules.some((m) => m.includes('node_modules/commander'))).toBe(true);
+      expect(heavy(modules)).toEqual([]);
+      expect(modules.some((m) => m.includes('better-sqlite3'))).toBe(false);
+    }
+  });
+
+  it('place on embedded loads the engine and the schema, but no undici, ws, inquirer or server', () => {
+    const modules = loaded(['place', ...orderArgs()]);
+    expect(modules.some((m) => m.includes('better-sqlite3'))).toBe(true);
+    expect(heavy(modules, ['zod'])).toEqual([]);
+  });
+});
