@@ -10,7 +10,7 @@ const BUNDLED = new Set(['commander', 'chalk', 'zod']);
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 await build({
-  entryPoints: { main: 'src/cli/main.ts' },
+  entryPoints: { main: 'src/cli/main.ts', lib: 'src/lib.ts' },
   outdir: 'dist',
   bundle: true,
   splitting: true,

@@ -1,0 +1,26 @@
+// npm run bench: every figure is a median over repeated runs, with its baseline measured in the
+// same session. Prints a table and writes bench/results.json. Not part of `npm test`.
+import { writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { benchEngine } from './engine.js';
+import { benchStartup } from './startup.js';
+import { printTable } from './util.js';
+
+const results = { date: new Date().toISOString(), node: process.version, cpus: cpus().length };
+console.error('start-up…');
+results.startup = benchStartup();
+console.error('engine…');
+results.engine = await benchEngine();
+
+const s = results.startup;
+printTable([
+  ['benchmark', 'result', 'baseline', 'ratio', 'target'],
+  ['trade --version', `${s.version.medianMs} ms`, `node -e 0: ${s.node.medianMs} ms`, `${s.version.ratioToNode}x`, '<= 1.25x'],
+  ['trade --help', `${s.help.medianMs} ms`, `node -e 0: ${s.node.medianMs} ms`, `${s.help.ratioToNode}x`, ''],
+  ['trade place (embedded)', `${s.place.medianMs} ms`, `node -e 0: ${s.node.medianMs} ms`, `${s.place.ratioToNode}x`, '<= 1.6x'],
+  ['trade place peak RSS', `${s.placePeakRss.placeKiB} KiB`, `node -e 0: ${s.placePeakRss.nodeKiB} KiB`, `${s.placePeakRss.ratioToNode}x`, '<= 1.5x'],
+  ['engine place', `${results.engine.placePerSecond} orders/s`, '', '', '>= 20000/s'],
+  ['engine reverse', `${results.engine.reversePerSecond} reverses/s`, '', '', ''],
+]);
+writeFileSync(new URL('./results.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
+console.error('wrote bench/results.json');

@@ -1,0 +1,11 @@
+/**
+ * The programmatic entry (`import { createEngine } from 'trade'`), also used by bench/.
+ * Nothing here runs at import time.
+ */
+export { createEngine, type Engine, type EngineOptions } from './engine/engine.js';
+export { createEmbeddedBackend } from './backends/embedded.js';
+export { createHttpBackend } from './backends/http.js';
+export { createWsBackend } from './backends/ws.js';
+export type { Backend, OrderResult } from './backends/types.js';
+export { parseOrder, parseOrderBody, type Order, type OrderBody } from './order/schema.js';
+export * from './order/errors.js';
