@@ -227,6 +227,23 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
       await runLogin(ctx, options);
     });
 
+  program
+    .command('completion')
+    .description('Print a shell completion script (commands, flags and their values) for bash, zsh or fish.')
+    .argument('<shell>', 'bash, zsh or fish')
+    .addHelpText(
+      'after',
+      examples(
+        'trade completion bash > ~/.local/share/bash-completion/completions/trade',
+        'source <(trade completion zsh)',
+        'trade completion fish > ~/.config/fish/completions/trade.fish',
+      ),
+    )
+    .action(async (shell: string) => {
+      const { runCompletion } = await import('./commands/completion.js');
+      runCompletion(ctx, shell, program);
+    });
+
   return program;
 }
 
