@@ -140,6 +140,7 @@ describe('placing', () => {
   });
 
   it('keeps optional fields on the order', () => {
+    engine.addAtmTemplate({ name: 'ATM1', stopLossTicks: 4, profitTargetTicks: 8, tickSize: 0.25 });
     const { order: placed } = engine.placeOrder(order({ orderType: 'LIMIT', limitPrice: 1, ocoId: 'g1', strategy: 'ATM1' }));
     expect(placed).toMatchObject({ ocoId: 'g1', strategy: 'ATM1', limitPrice: 1 });
   });
