@@ -247,3 +247,23 @@ export const errorResponseSchema = z.object({
   success: z.literal(false).optional(),
   detail: z.unknown().optional(),
 });
+
+/** Cancel's success body: the cancelled order's id, the same shape as an order's. */
+export const cancelResponseSchema = successResponseSchema;
+
+/** One position Close Position reports: the side, an unsigned quantity and its average price. */
+export const closedPositionSchema = z.object({
+  account: z.string(),
+  instrument: z.string(),
+  marketPosition: z.enum(['Long', 'Short']),
+  quantity: z.number(),
+  /** Null on the embedded engine when a fill had no known price. */
+  averagePrice: z.number().nullable(),
+});
+export type ClosedPosition = z.output<typeof closedPositionSchema>;
+
+/** Close Position's success body: `{closedPositions, success}`. */
+export const closeResponseSchema = z.object({
+  closedPositions: z.array(closedPositionSchema),
+  success: z.literal(true),
+});
