@@ -12,7 +12,7 @@ export type Db = Database.Database;
 const BUSY_TIMEOUT_MS = 15_000;
 
 /** Each entry moves the schema one version up. Never edit a shipped entry; add a new one. */
-const MIGRATIONS: string[] = [
+export const MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE accounts (
     name TEXT PRIMARY KEY COLLATE NOCASE,
