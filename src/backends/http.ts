@@ -7,7 +7,14 @@ import type { Order } from '../order/schema.js';
 import { NetworkError, UsageError } from '../order/errors.js';
 import {
   authHeaders,
+  cancelPath,
+  cancelReply,
   checkTransport,
+  closePath,
+  closeReply,
+  EFFECT,
+  type Effect,
+  requireAccount,
   joinUrl,
   orderPath,
   orderReply,
@@ -37,7 +44,7 @@ export interface HttpBackendOptions extends RemoteOptions {
 
 export interface HttpBackend extends Backend {
   /** One GET or POST with the service's headers; the reply's status and parsed JSON body. */
-  call(method: 'GET' | 'POST', path: string, body?: unknown, isOrder?: boolean): Promise<{ status: number; body: unknown }>;
+  call(method: 'GET' | 'POST', path: string, body?: unknown, effect?: Effect): Promise<{ status: number; body: unknown; retryAfter?: string }>;
 }
 
 export function createHttpBackend(options: HttpBackendOptions): HttpBackend {
@@ -66,7 +73,8 @@ export function createHttpBackend(options: HttpBackendOptions): HttpBackend {
     return { status: response.statusCode, body: parsed, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter };
   }
 
-  async function call(method: 'GET' | 'POST', path: string, body?: unknown, isOrder = method === 'POST') {
+  /** `effect` is what a state-changing request may have done; reads have none and are safe to report plainly. */
+  async function call(method: 'GET' | 'POST', path: string, body?: unknown, effect?: Effect) {
     const url = joinUrl(options.baseUrl, path);
     const payload = body === undefined ? undefined : JSON.stringify(body);
     for (let attempt = 1; ; attempt++) {
@@ -84,7 +92,7 @@ export function createHttpBackend(options: HttpBackendOptions): HttpBackend {
         const why = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT'
           ? `no reply from ${host} within ${options.timeoutMs / 1000} s`
           : `the connection to ${host} failed after the request was sent${code ? ` (${code})` : ''}`;
-        if (isOrder) throw outcomeUnknown(why, error);
+        if (effect) throw outcomeUnknown(why, error, effect);
         throw new NetworkError(`Request to ${host} failed: ${why}.`, { cause: error });
       }
     }
@@ -92,13 +100,13 @@ export function createHttpBackend(options: HttpBackendOptions): HttpBackend {
 
   async function order(operation: OrderOperation, o: Order) {
     const { account, ...body } = o;
-    const reply = await call('POST', orderPath(operation, account), body, true);
-    return orderReply(reply.status, reply.body, { where, isOrder: true, retryAfter: reply.retryAfter });
+    const reply = await call('POST', orderPath(operation, account), body, EFFECT[operation]);
+    return orderReply(reply.status, reply.body, { where, effect: EFFECT[operation], retryAfter: reply.retryAfter });
   }
 
   async function read<T>(path: string, key: string): Promise<T[]> {
-    const reply = await call('GET', path, undefined, false);
-    if (reply.status !== 200) throw replyError(reply.status, reply.body, { where, isOrder: false, retryAfter: reply.retryAfter });
+    const reply = await call('GET', path);
+    if (reply.status !== 200) throw replyError(reply.status, reply.body, { where, retryAfter: reply.retryAfter });
     const list = (reply.body as Record<string, unknown> | undefined)?.[key];
     if (!Array.isArray(list)) throw new NetworkError(`${where} answered 200 without a '${key}' list.`);
     return list as T[];
@@ -107,9 +115,17 @@ export function createHttpBackend(options: HttpBackendOptions): HttpBackend {
   return {
     name: 'http',
     label: where,
-    call: (method, path, body, isOrder) => call(method, path, body, isOrder),
+    call: (method, path, body, effect) => call(method, path, body, effect),
     placeOrder: (o) => order('place', o),
     reversePosition: (o) => order('reverse', o),
+    async cancelOrder(account, orderId) {
+      const reply = await call('POST', cancelPath(requireAccount(account), orderId), {}, EFFECT.cancel);
+      return cancelReply(reply.status, reply.body, { where, retryAfter: reply.retryAfter });
+    },
+    async closePosition(account, instrument) {
+      const reply = await call('POST', closePath(account), { instrument }, EFFECT.close);
+      return closeReply(reply.status, reply.body, { where, retryAfter: reply.retryAfter });
+    },
     async listOrders(filter = {}) {
       if (filter.account === undefined)
         throw new UsageError('Listing orders on a remote backend needs an account: pass --account or set one with `trade config set account NAME`.');

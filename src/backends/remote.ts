@@ -8,9 +8,17 @@ import {
   NetworkError,
   RateLimitedError,
   RejectedError,
+  UsageError,
 } from '../order/errors.js';
-import { errorResponseSchema, splitOrder, successResponseSchema, type Order } from '../order/schema.js';
-import type { OrderResult } from './types.js';
+import {
+  cancelResponseSchema,
+  closeResponseSchema,
+  errorResponseSchema,
+  splitOrder,
+  successResponseSchema,
+  type Order,
+} from '../order/schema.js';
+import type { CancelResult, CloseResult, OrderResult } from './types.js';
 
 export type OrderOperation = 'place' | 'reverse';
 
@@ -28,9 +36,18 @@ export function joinUrl(baseUrl: string, path: string): string {
 
 export const CHECK_ORDERS = 'check with `trade orders` before trying again';
 
-/** The order may have reached the service: never re-sent, and the person is told how to check. */
-export function outcomeUnknown(why: string, cause?: unknown): NetworkError {
-  return new NetworkError(`Outcome unknown — the order may have been placed (${why}); ${CHECK_ORDERS}.`, {
+/** What may have happened when a request's outcome is unknown, by operation. */
+export const EFFECT = {
+  place: 'the order may have been placed',
+  reverse: 'the position may have been reversed',
+  cancel: 'the order may have been cancelled',
+  close: 'the position may have been closed',
+} as const;
+export type Effect = (typeof EFFECT)[keyof typeof EFFECT];
+
+/** The request may have reached the service: never re-sent, and the person is told how to check. */
+export function outcomeUnknown(why: string, cause?: unknown, effect: Effect = EFFECT.place): NetworkError {
+  return new NetworkError(`Outcome unknown — ${effect} (${why}); ${CHECK_ORDERS}.`, {
     outcomeUnknown: true,
     cause,
   });
@@ -55,8 +72,8 @@ function parseRetryAfter(value: string | undefined): number | undefined {
 export interface ReplyContext {
   /** "http (host:port)": who answered, for messages. */
   where: string;
-  /** Whether the request was an order (so an unclear reply means the outcome is unknown). */
-  isOrder: boolean;
+  /** What a request that changes state may have done; undefined for reads, which change nothing. */
+  effect?: Effect;
   retryAfter?: string;
 }
 
@@ -80,12 +97,12 @@ export function replyError(status: number, body: unknown, ctx: ReplyContext): Er
     );
   }
   if (status === 408)
-    return ctx.isOrder
-      ? outcomeUnknown(`the trading platform did not answer in time: ${said}`)
+    return ctx.effect
+      ? outcomeUnknown(`the trading platform did not answer in time: ${said}`, undefined, ctx.effect)
       : new NetworkError(`The trading platform did not answer in time (408: ${said}).`);
   if (status >= 500)
-    return ctx.isOrder
-      ? outcomeUnknown(`${ctx.where} failed with HTTP ${status}: ${said}`)
+    return ctx.effect
+      ? outcomeUnknown(`${ctx.where} failed with HTTP ${status}: ${said}`, undefined, ctx.effect)
       : new NetworkError(`${ctx.where} failed with HTTP ${status}: ${said}`);
   if (message !== undefined) return new RejectedError(message, { status });
   return new RejectedError(`${ctx.where} answered HTTP ${status} with a body that is not the service's error shape`, {
@@ -93,16 +110,55 @@ export function replyError(status: number, body: unknown, ctx: ReplyContext): Er
   });
 }
 
-/** A 200 reply to Place Order or Reverse Position must be `{orderId, success:true}`. */
-export function orderReply(status: number, body: unknown, ctx: ReplyContext): OrderResult {
+/** A 200 reply must match the operation's success body; anything else is a typed error. */
+export function successReply<T>(
+  status: number,
+  body: unknown,
+  ctx: ReplyContext & { effect: Effect },
+  schema: { safeParse(input: unknown): { success: true; data: T } | { success: false } },
+  shape: string,
+): T {
   if (status !== 200) throw replyError(status, body, ctx);
-  const parsed = successResponseSchema.safeParse(body);
+  const parsed = schema.safeParse(body);
   if (!parsed.success) {
     const failed = errorText(body);
     if (failed !== undefined) throw new RejectedError(failed, { status });
-    throw outcomeUnknown(`${ctx.where} answered 200 with a body that is not {orderId, success:true}`);
+    throw outcomeUnknown(`${ctx.where} answered 200 with a body that is not ${shape}`, undefined, ctx.effect);
   }
-  return { orderId: parsed.data.orderId, success: true };
+  return parsed.data;
+}
+
+/** A 200 reply to Place Order or Reverse Position must be `{orderId, success:true}`. */
+export function orderReply(status: number, body: unknown, ctx: ReplyContext & { effect: Effect }): OrderResult {
+  const { orderId } = successReply(status, body, ctx, successResponseSchema, '{orderId, success:true}');
+  return { orderId, success: true };
+}
+
+export function cancelReply(status: number, body: unknown, ctx: ReplyContext): CancelResult {
+  const { orderId } = successReply(status, body, { ...ctx, effect: EFFECT.cancel }, cancelResponseSchema, '{orderId, success:true}');
+  return { orderId, success: true };
+}
+
+export function closeReply(status: number, body: unknown, ctx: ReplyContext): CloseResult {
+  const { closedPositions } = successReply(
+    status, body, { ...ctx, effect: EFFECT.close }, closeResponseSchema, '{closedPositions, success:true}',
+  );
+  return { closedPositions, success: true };
+}
+
+export function cancelPath(account: string, orderId: string): string {
+  return `/v1/api/accounts/${encodeURIComponent(account)}/orders/${encodeURIComponent(orderId)}/cancel`;
+}
+
+export function closePath(account: string): string {
+  return `/v1/api/accounts/${encodeURIComponent(account)}/positions/close`;
+}
+
+/** The service's cancel path needs the account; only the embedded engine can do without it. */
+export function requireAccount(account: string | undefined): string {
+  if (account === undefined)
+    throw new UsageError('Cancelling on a remote backend needs the account: pass --account (or set a default account).');
+  return account;
 }
 
 export function isLoopback(hostname: string): boolean {

@@ -1,7 +1,7 @@
-import type { Order } from '../order/schema.js';
-import type { OrderFilter, OrderRecord, PositionRecord } from '../engine/engine.js';
+import type { ClosedPosition, Order } from '../order/schema.js';
+import type { OrderFilter, OrderRecord, PositionFilter, PositionRecord } from '../engine/engine.js';
 
-export type { OrderFilter, OrderRecord, PositionRecord };
+export type { ClosedPosition, OrderFilter, OrderRecord, PositionFilter, PositionRecord };
 
 export const BACKEND_NAMES = ['embedded', 'http', 'ws'] as const;
 export type BackendName = (typeof BACKEND_NAMES)[number];
@@ -10,7 +10,10 @@ export type BackendName = (typeof BACKEND_NAMES)[number];
 export interface OrderDetail {
   order: OrderRecord;
   closingOrder?: OrderRecord;
+  /** Orders cancelled along the way: by the close of a reverse, or as OCO siblings of a fill. */
   cancelledOrderIds?: string[];
+  /** ATM brackets placed because the order filled: stop-loss first, then profit-target. */
+  bracketOrders?: OrderRecord[];
 }
 
 /** The service's success body (section 2.3), plus details when the backend has them. */
@@ -18,6 +21,27 @@ export interface OrderResult {
   orderId: string;
   success: true;
   detail?: OrderDetail;
+}
+
+/** Cancel's body `{orderId, success}`, plus details when the backend has them. */
+export interface CancelResult {
+  orderId: string;
+  success: true;
+  detail?: {
+    order: OrderRecord;
+    /** The order itself first, then its OCO siblings. */
+    cancelledOrderIds: string[];
+  };
+}
+
+/** Close Position's body `{closedPositions, success}`, plus details when the backend has them. */
+export interface CloseResult {
+  closedPositions: ClosedPosition[];
+  success: true;
+  detail?: {
+    closingOrder: OrderRecord;
+    cancelledOrderIds: string[];
+  };
 }
 
 /**
@@ -30,7 +54,20 @@ export interface Backend {
   readonly label: string;
   placeOrder(order: Order): Promise<OrderResult>;
   reversePosition(order: Order): Promise<OrderResult>;
+  /**
+   * Cancel (`POST /v1/api/accounts/{account}/orders/{orderId}/cancel`, WS `Cancel`). A finished
+   * or unknown order rejects with `Order linked to '<id>' not found or already terminal.` The
+   * embedded engine can find an order without its account; the service's path needs it, so a
+   * remote backend given no account throws a UsageError naming --account.
+   */
+  cancelOrder(account: string | undefined, orderId: string): Promise<CancelResult>;
+  /**
+   * Close Position (`POST /v1/api/accounts/{account}/positions/close` with `{instrument}`, WS
+   * `ClosePosition`): cancels the instrument's working orders and flattens at market. With no
+   * position it rejects with `No positions found for instrument '<instrument>'`.
+   */
+  closePosition(account: string, instrument: string): Promise<CloseResult>;
   listOrders(filter?: OrderFilter): Promise<OrderRecord[]>;
-  listPositions(filter?: OrderFilter): Promise<PositionRecord[]>;
+  listPositions(filter?: PositionFilter): Promise<PositionRecord[]>;
   close(): Promise<void>;
 }

@@ -9,7 +9,12 @@ import { NetworkError } from '../order/errors.js';
 import { createHttpBackend, type HttpBackend } from './http.js';
 import {
   authHeaders,
+  cancelReply,
   checkTransport,
+  closeReply,
+  EFFECT,
+  type Effect,
+  requireAccount,
   orderReply,
   outcomeUnknown,
   replyError,
@@ -37,7 +42,15 @@ interface Pending {
   resolve(reply: RpcReply): void;
   reject(error: Error): void;
   timer: NodeJS.Timeout;
+  effect: Effect;
 }
+
+const API_EFFECT: Record<string, Effect> = {
+  PlaceOrder: EFFECT.place,
+  ReversePosition: EFFECT.reverse,
+  Cancel: EFFECT.cancel,
+  ClosePosition: EFFECT.close,
+};
 
 const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
@@ -54,7 +67,7 @@ export function createWsBackend(options: WsBackendOptions): WsBackend {
     for (const [id, p] of pending) {
       clearTimeout(p.timer);
       pending.delete(id);
-      p.reject(outcomeUnknown(why));
+      p.reject(outcomeUnknown(why, undefined, p.effect));
     }
   }
 
@@ -105,7 +118,7 @@ export function createWsBackend(options: WsBackendOptions): WsBackend {
             body = undefined;
           }
           const status = res.statusCode ?? 0;
-          settle(replyError(status, body, { where, isOrder: false, retryAfter: res.headers['retry-after'] }));
+          settle(replyError(status, body, { where, retryAfter: res.headers['retry-after'] }));
           socket.terminate();
         });
       });
@@ -129,26 +142,27 @@ export function createWsBackend(options: WsBackendOptions): WsBackend {
   async function rpc(api: string, args: unknown): Promise<RpcReply> {
     const socket = await connect();
     const id = String(nextId++);
+    const effect = API_EFFECT[api] ?? EFFECT.place;
     return new Promise<RpcReply>((resolve, reject) => {
       const timer = setTimeout(() => {
         pending.delete(id);
-        reject(outcomeUnknown(`no reply from ${host} within ${options.timeoutMs / 1000} s`));
+        reject(outcomeUnknown(`no reply from ${host} within ${options.timeoutMs / 1000} s`, undefined, effect));
       }, options.timeoutMs);
-      pending.set(id, { resolve, reject, timer });
+      pending.set(id, { resolve, reject, timer, effect });
       socket.send(JSON.stringify({ action: 'rpc', id, api, args }), (error) => {
         if (!error) return;
         const p = pending.get(id);
         if (!p) return;
         clearTimeout(p.timer);
         pending.delete(id);
-        p.reject(outcomeUnknown(`the connection to ${host} failed while sending`, error));
+        p.reject(outcomeUnknown(`the connection to ${host} failed while sending`, error, effect));
       });
     });
   }
 
   async function order(operation: OrderOperation, o: Order) {
     const reply = await rpc(RPC_API[operation], o);
-    return orderReply(reply.status, reply.data, { where, isOrder: true });
+    return orderReply(reply.status, reply.data, { where, effect: EFFECT[operation] });
   }
 
   /** The RPC API has no reads; orders and positions come from the REST API at base-url. */
@@ -165,6 +179,14 @@ export function createWsBackend(options: WsBackendOptions): WsBackend {
     rpc,
     placeOrder: (o) => order('place', o),
     reversePosition: (o) => order('reverse', o),
+    async cancelOrder(account, orderId) {
+      const reply = await rpc('Cancel', { account: requireAccount(account), orderId });
+      return cancelReply(reply.status, reply.data, { where });
+    },
+    async closePosition(account, instrument) {
+      const reply = await rpc('ClosePosition', { account, instrument });
+      return closeReply(reply.status, reply.data, { where });
+    },
     listOrders: (filter) => httpReads().listOrders(filter),
     listPositions: (filter) => httpReads().listPositions(filter),
     async close() {

@@ -1,6 +1,7 @@
 /** Human renderings of results. Data only; the caller chooses the stream. */
 import type { ChalkInstance } from 'chalk';
-import type { OrderRecord, OrderResult, PositionRecord } from '../backends/types.js';
+import type { CancelResult, CloseResult, OrderRecord, OrderResult, PositionRecord } from '../backends/types.js';
+import type { PriceOutcome } from '../engine/engine.js';
 import { describeOrder, type Order } from '../order/schema.js';
 import { table } from './io.js';
 
@@ -15,6 +16,7 @@ export function orderStatus(order: OrderRecord): string {
       ? `filled ${order.filledQuantity} at an unknown price (no price is known for ${order.instrument})`
       : `filled ${order.filledQuantity} @ ${formatPrice(order.avgFillPrice)}`;
   }
+  if (order.triggered) return 'working (stop touched, now a limit)';
   return order.state.toLowerCase();
 }
 
@@ -48,12 +50,16 @@ export function formatOrderResult(
   pairs.push(['order id', result.orderId]);
   pairs.push(['account', detail?.order.account ?? order.account]);
   if (detail) pairs.push(['status', orderStatus(detail.order)]);
+  if (kind === 'place' && detail?.cancelledOrderIds?.length) {
+    pairs.push(['cancelled', `${detail.cancelledOrderIds.join(', ')} (OCO)`]);
+  }
+  pairs.push(...bracketRows(detail?.bracketOrders));
   pairs.push(['backend', backendLabel]);
   return [...lines, ...rows(pairs)];
 }
 
-export function formatPositions(positions: PositionRecord[]): string[] {
-  if (positions.length === 0) return ['No open positions.'];
+export function formatPositions(positions: PositionRecord[], includeFlat = false): string[] {
+  if (positions.length === 0) return [includeFlat ? 'No positions.' : 'No open positions.'];
   return table(
     ['ACCOUNT', 'INSTRUMENT', 'QTY', 'AVG PRICE', 'REALIZED P&L'],
     positions.map((p) => [
@@ -86,4 +92,71 @@ export function formatOrders(orders: OrderRecord[]): string[] {
       o.createdAt,
     ]),
   );
+}
+
+const ORIGIN_LABEL: Record<OrderRecord['origin'], string> = {
+  client: 'client',
+  close: 'close',
+  'reverse-close': 'reverse',
+  'atm-stop-loss': 'ATM stop-loss',
+  'atm-profit-target': 'ATM profit-target',
+};
+
+/** `SELL 1 ES 09-25 STOPMARKET stop 4498` — an order record in one line, without its id. */
+export function describeRecord(order: OrderRecord): string {
+  const parts = [order.action, String(order.quantity), order.instrument, order.orderType];
+  if (order.stopPrice !== undefined) parts.push(`stop ${formatPrice(order.stopPrice)}`);
+  if (order.limitPrice !== undefined) parts.push(`limit ${formatPrice(order.limitPrice)}`);
+  return parts.join(' ');
+}
+
+/** The lines an ATM entry's brackets add to a result. */
+export function bracketRows(brackets: OrderRecord[] | undefined): Array<[string, string]> {
+  return (brackets ?? []).map((b) => [
+    b.origin === 'atm-stop-loss' ? 'stop-loss' : 'target',
+    `${describeRecord(b)} ${b.timeInForce}, ${b.state.toLowerCase()} (order ${b.id})`,
+  ]);
+}
+
+export function formatPriceOutcome(outcome: PriceOutcome, c: ChalkInstance): string[] {
+  const was = outcome.previousPrice === null ? 'first price' : `was ${formatPrice(outcome.previousPrice)}`;
+  const lines = [c.green(`Price ${outcome.instrument} ${formatPrice(outcome.price)} (${was})`)];
+  const pairs: Array<[string, string]> = [];
+  for (const f of outcome.fills) {
+    const origin = f.origin === 'client' ? '' : `${ORIGIN_LABEL[f.origin]}, `;
+    pairs.push(['filled', `${f.action} ${f.quantity} ${f.orderType} @ ${formatPrice(f.price)} in ${f.account} (${origin}order ${f.orderId})`]);
+  }
+  for (const id of outcome.triggeredOrderIds) pairs.push(['triggered', `STOPLIMIT ${id}: stop touched, now working as a limit`]);
+  for (const b of outcome.bracketOrders) {
+    pairs.push(['placed', `${describeRecord(b)} in ${b.account} (${ORIGIN_LABEL[b.origin]}, order ${b.id})`]);
+  }
+  for (const id of outcome.cancelledOrderIds) pairs.push(['cancelled', `${id} (OCO)`]);
+  if (pairs.length === 0) return [...lines, '  no working order crossed'];
+  return [...lines, ...rows(pairs)];
+}
+
+export function formatCancelResult(result: CancelResult, account: string | undefined, backendLabel: string, c: ChalkInstance): string[] {
+  const pairs: Array<[string, string]> = [];
+  const others = result.detail?.cancelledOrderIds.filter((id) => id !== result.orderId) ?? [];
+  for (const id of others) pairs.push(['also cancelled', `${id} (OCO)`]);
+  const owner = result.detail?.order.account ?? account;
+  if (owner !== undefined) pairs.push(['account', owner]);
+  pairs.push(['backend', backendLabel]);
+  return [c.green(`Cancelled order ${result.orderId}`), ...rows(pairs)];
+}
+
+export function formatCloseResult(result: CloseResult, backendLabel: string, c: ChalkInstance): string[] {
+  const lines = result.closedPositions.map((p) =>
+    c.green(`Closed ${p.instrument} in ${p.account}: was ${p.marketPosition.toLowerCase()} ${p.quantity} @ ${formatPrice(p.averagePrice)}`),
+  );
+  const pairs: Array<[string, string]> = [];
+  const detail = result.detail;
+  if (detail) {
+    const closing = detail.closingOrder;
+    pairs.push(['closed', `${closing.action} ${closing.quantity} MARKET, ${orderStatus(closing)} (order ${closing.id})`]);
+    const n = detail.cancelledOrderIds.length;
+    if (n > 0) pairs.push(['cancelled', `${n} working order${n === 1 ? '' : 's'}`]);
+  }
+  pairs.push(['backend', backendLabel]);
+  return [...lines, ...rows(pairs)];
 }

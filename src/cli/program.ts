@@ -53,6 +53,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
       examples(
         `trade place --account Sim101 --instrument "ES 09-25" --action BUY --quantity 1 --order-type MARKET --tif DAY`,
         `trade reverse --account Sim101 --instrument "ES 09-25" --action SELL --quantity 1 --order-type MARKET --tif DAY`,
+        `trade price set "ES 09-25" 4500`,
         'trade positions --account Sim101',
       ),
     );
@@ -91,12 +92,109 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
   });
 
   program
+    .command('cancel')
+    .description(
+      'Cancel a working order (Cancel). Orders in its OCO group are cancelled with it. A filled, cancelled, expired or unknown order is refused.',
+    )
+    .argument('<order-id>', 'the id Place Order returned')
+    .option('--account <name>', 'the account the order is in (required by remote backends)')
+    .option('--json', 'print {"orderId":"...","success":true} on stdout')
+    .addHelpText(
+      'after',
+      examples('trade cancel 2ea6bcace215a4d965afa9907f5c88fd --account Sim101', 'trade cancel 2ea6bcace215a4d965afa9907f5c88fd --json'),
+    )
+    .action(async (orderId: string, options) => {
+      const { runCancel } = await import('./commands/cancel.js');
+      await runCancel(ctx, orderId, options);
+    });
+
+  program
+    .command('close')
+    .description(
+      "Close a position (Close Position): cancel the instrument's working orders in the account, then flatten at market.",
+    )
+    .option('--account <name>', 'account name, e.g. Sim101')
+    .option('--instrument <instrument>', "instrument as '<SYMBOL> <MM-YY>', e.g. 'ES 09-25'")
+    .option('--json', 'print {"closedPositions":[...],"success":true} on stdout')
+    .addHelpText('after', examples(`trade close --account Sim101 --instrument "ES 09-25"`, `trade close --account Sim101 --instrument "ES 09-25" --json`))
+    .action(async (options) => {
+      const { runClose } = await import('./commands/close.js');
+      await runClose(ctx, options);
+    });
+
+  const price = program
+    .command('price')
+    .description('Set and list last prices on the embedded engine; a new price fills the working orders it crosses.')
+    .addHelpText('after', examples(`trade price set "ES 09-25" 4500.25`, 'trade price list'));
+  price
+    .command('set')
+    .description('Set the last price of an instrument and fill the working orders it crosses, oldest first.')
+    .argument('<instrument>', "instrument as '<SYMBOL> <MM-YY>', e.g. 'ES 09-25'")
+    .argument('<price>', 'a positive price')
+    .option('--json', 'print the fills, cancellations and brackets as JSON on stdout')
+    .addHelpText('after', examples(`trade price set "ES 09-25" 4500.25`, `trade price set "NQ 12-25" 21000 --json`))
+    .action(async (instrument: string, value: string, options) => {
+      const { runPriceSet } = await import('./commands/price.js');
+      await runPriceSet(ctx, instrument, value, options);
+    });
+  price
+    .command('list')
+    .description('List the last price of every instrument.')
+    .option('--json', 'print {"prices":[...],"success":true} on stdout')
+    .addHelpText('after', examples('trade price list', 'trade price list --json'))
+    .action(async (options) => {
+      const { runPriceList } = await import('./commands/price.js');
+      await runPriceList(ctx, options);
+    });
+
+  const atm = program
+    .command('atm')
+    .description('Manage ATM strategy templates: the stop-loss and profit-target an entry gets when it fills.')
+    .addHelpText('after', examples('trade atm add Scalp --stop-loss 8 --profit-target 16', 'trade atm list', 'trade atm remove Scalp'));
+  atm
+    .command('add')
+    .description('Add an ATM strategy template (names match in any case).')
+    .argument('<name>', 'the template name, given to place with --strategy')
+    .option('--stop-loss <ticks>', 'stop-loss distance from the entry fill, in ticks')
+    .option('--profit-target <ticks>', 'profit-target distance from the entry fill, in ticks')
+    .option('--tick-size <size>', 'price of one tick (default 0.25)')
+    .option('--json', 'print {"template":{...},"success":true} on stdout')
+    .addHelpText(
+      'after',
+      examples('trade atm add Scalp --stop-loss 8 --profit-target 16', 'trade atm add Crude --stop-loss 20 --profit-target 40 --tick-size 0.01'),
+    )
+    .action(async (name: string, options) => {
+      const { runAtmAdd } = await import('./commands/atm.js');
+      await runAtmAdd(ctx, name, options);
+    });
+  atm
+    .command('list')
+    .description('List the ATM strategy templates.')
+    .option('--json', 'print {"templates":[...],"success":true} on stdout')
+    .addHelpText('after', examples('trade atm list', 'trade atm list --json'))
+    .action(async (options) => {
+      const { runAtmList } = await import('./commands/atm.js');
+      await runAtmList(ctx, options);
+    });
+  atm
+    .command('remove')
+    .description('Remove an ATM strategy template. Entries already placed keep their distances.')
+    .argument('<name>', 'the template name')
+    .option('--json', 'print {"template":{...},"success":true} on stdout')
+    .addHelpText('after', examples('trade atm remove Scalp'))
+    .action(async (name: string, options) => {
+      const { runAtmRemove } = await import('./commands/atm.js');
+      await runAtmRemove(ctx, name, options);
+    });
+
+  program
     .command('positions')
     .description('List open positions (net per account and instrument).')
     .option('--account <name>', 'only this account')
     .option('--instrument <instrument>', 'only this instrument')
+    .option('--all', 'include flat positions, with the realized P&L of closed trades')
     .option('--json', 'print {"positions":[...],"success":true} on stdout')
-    .addHelpText('after', examples('trade positions', 'trade positions --account Sim101 --json'))
+    .addHelpText('after', examples('trade positions', 'trade positions --account Sim101 --json', 'trade positions --all'))
     .action(async (options) => {
       const { runPositions } = await import('./commands/positions.js');
       await runPositions(ctx, options);

@@ -12,7 +12,7 @@ export type Db = Database.Database;
 const BUSY_TIMEOUT_MS = 15_000;
 
 /** Each entry moves the schema one version up. Never edit a shipped entry; add a new one. */
-const MIGRATIONS: string[] = [
+export const MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE accounts (
     name TEXT PRIMARY KEY COLLATE NOCASE,
@@ -66,6 +66,25 @@ const MIGRATIONS: string[] = [
     updated_at TEXT NOT NULL
   );
   INSERT INTO accounts(name, created_at) VALUES ('Sim101', strftime('%Y-%m-%dT%H:%M:%fZ','now'));
+  `,
+  // 2: prices that fill working orders, OCO groups, ATM templates and brackets, DAY expiry.
+  // An ATM entry keeps the distances it was placed with, so removing a template later does not
+  // change the brackets of an entry that is still working.
+  `
+  ALTER TABLE orders ADD COLUMN parent_id TEXT;
+  ALTER TABLE orders ADD COLUMN triggered INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE orders ADD COLUMN atm_stop_loss_ticks INTEGER;
+  ALTER TABLE orders ADD COLUMN atm_profit_target_ticks INTEGER;
+  ALTER TABLE orders ADD COLUMN atm_tick_size REAL;
+  CREATE INDEX orders_by_oco ON orders(account, oco_id) WHERE oco_id IS NOT NULL;
+  CREATE INDEX orders_working ON orders(state, instrument);
+  CREATE TABLE atm_templates (
+    name TEXT PRIMARY KEY COLLATE NOCASE,
+    stop_loss_ticks INTEGER NOT NULL CHECK (stop_loss_ticks > 0),
+    profit_target_ticks INTEGER NOT NULL CHECK (profit_target_ticks > 0),
+    tick_size REAL NOT NULL CHECK (tick_size > 0),
+    created_at TEXT NOT NULL
+  );
   `,
 ];
 

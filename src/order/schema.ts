@@ -50,7 +50,8 @@ function upperEnum<const T extends readonly string[]>(values: T) {
     });
 }
 
-const instrument = z
+/** The instrument rule: `<SYMBOL> <MM-YY>`, normalized to upper case. */
+export const instrumentField = z
   .string({ error: (iss) => required(iss.input, `must be a string like 'ES 09-25', got ${show(iss.input)}`) })
   .transform((raw, ctx) => {
     const upper = raw.toUpperCase();
@@ -70,7 +71,8 @@ const quantity = z
   .min(1, { error: (iss) => `must be at least 1, got ${show(iss.input)}` })
   .max(MAX_QUANTITY, { error: (iss) => `must be at most ${MAX_QUANTITY}, got ${show(iss.input)}` });
 
-const price = z
+/** A price: positive, finite, at most MAX_PRICE. */
+export const priceField = z
   .number({ error: (iss) => `must be a positive number, got ${show(iss.input)}` })
   .positive({ error: (iss) => `must be a positive number, got ${show(iss.input)}` })
   .max(MAX_PRICE, { error: (iss) => `must be at most ${MAX_PRICE}, got ${show(iss.input)}` });
@@ -88,13 +90,13 @@ export function nameField(what: string) {
 
 /** The order request body of the service (section 2.2). */
 export const orderBodyShape = {
-  instrument,
+  instrument: instrumentField,
   action: upperEnum(ACTIONS),
   quantity,
   orderType: upperEnum(ORDER_TYPES),
   timeInForce: upperEnum(TIMES_IN_FORCE),
-  limitPrice: price.optional(),
-  stopPrice: price.optional(),
+  limitPrice: priceField.optional(),
+  stopPrice: priceField.optional(),
   ocoId: nameField('string').optional(),
   strategy: nameField('string').optional(),
 };
@@ -160,10 +162,57 @@ export function parseOrderBody(input: unknown): OrderBody {
   return parseWith(orderBodySchema, input);
 }
 
+/** One value checked by one field rule; a ValidationError names the field. */
+function parseField<T>(schema: z.ZodType<T>, field: string, input: unknown): T {
+  const result = schema.safeParse(input);
+  if (!result.success) throw new ValidationError([{ field, message: result.error.issues[0]!.message }]);
+  return result.data;
+}
+
 /** Validates an account name on its own (path parameters, `accounts add`). */
 export function parseAccountName(input: unknown): string {
-  const result = nameField('account name').safeParse(input);
-  if (!result.success) throw new ValidationError([{ field: 'account', message: result.error.issues[0]!.message }]);
+  return parseField(nameField('account name'), 'account', input);
+}
+
+/** Validates and normalizes an instrument on its own (`price set`, `close`). */
+export function parseInstrument(input: unknown): string {
+  return parseField(instrumentField, 'instrument', input);
+}
+
+/** Validates a price on its own (`price set`). */
+export function parsePrice(input: unknown): number {
+  return parseField(priceField, 'price', input);
+}
+
+/** Validates an order id given by a client (`cancel`). Unknown ids are the engine's to reject. */
+export function parseOrderId(input: unknown): string {
+  return parseField(nameField('order id'), 'orderId', input);
+}
+
+/** Sanity bound for ATM distances, in ticks. */
+export const MAX_TICKS = 100_000;
+
+const ticks = z
+  .number({ error: (iss) => required(iss.input, `must be a whole number of ticks, got ${show(iss.input)}`) })
+  .int({ error: (iss) => `must be a whole number of ticks, got ${show(iss.input)}` })
+  .min(1, { error: (iss) => `must be at least 1 tick, got ${show(iss.input)}` })
+  .max(MAX_TICKS, { error: (iss) => `must be at most ${MAX_TICKS} ticks, got ${show(iss.input)}` });
+
+/** An ATM strategy template: a stop-loss and a profit-target, in ticks from the entry fill. */
+export const atmTemplateSchema = z.strictObject({
+  name: nameField('strategy name'),
+  stopLossTicks: ticks,
+  profitTargetTicks: ticks,
+  tickSize: priceField,
+});
+export type AtmTemplate = z.output<typeof atmTemplateSchema>;
+
+/** Validates an ATM template. Throws ValidationError naming every bad field. */
+export function parseAtmTemplate(input: unknown): AtmTemplate {
+  const wrong = notAnObject(input);
+  if (wrong) throw wrong;
+  const result = atmTemplateSchema.safeParse(input);
+  if (!result.success) throw new ValidationError(toIssues(result.error));
   return result.data;
 }
 
@@ -197,4 +246,24 @@ export const errorResponseSchema = z.object({
   error: z.string(),
   success: z.literal(false).optional(),
   detail: z.unknown().optional(),
+});
+
+/** Cancel's success body: the cancelled order's id, the same shape as an order's. */
+export const cancelResponseSchema = successResponseSchema;
+
+/** One position Close Position reports: the side, an unsigned quantity and its average price. */
+export const closedPositionSchema = z.object({
+  account: z.string(),
+  instrument: z.string(),
+  marketPosition: z.enum(['Long', 'Short']),
+  quantity: z.number(),
+  /** Null on the embedded engine when a fill had no known price. */
+  averagePrice: z.number().nullable(),
+});
+export type ClosedPosition = z.output<typeof closedPositionSchema>;
+
+/** Close Position's success body: `{closedPositions, success}`. */
+export const closeResponseSchema = z.object({
+  closedPositions: z.array(closedPositionSchema),
+  success: z.literal(true),
 });

@@ -35,6 +35,18 @@ describe('bin/trade.js', () => {
     expect(orders.at(-1).id).toBe(orderId);
   });
 
+  it('trades a bracket with the new commands: atm, price, place, close', async () => {
+    expect((await runBin(['atm', 'add', 'Scalp', '--stop-loss', '8', '--profit-target', '16'], env)).code).toBe(0);
+    expect((await runBin(['price', 'set', 'ES 09-25', '4500'], env)).code).toBe(0);
+    const placed = await runBin(['place', ...orderArgs({ '--quantity': '2', '--strategy': 'Scalp' })], env);
+    expect(placed.stdout).toContain('stop-loss  SELL 2 ES 09-25 STOPMARKET stop 4498 DAY, working');
+    const moved = JSON.parse((await runBin(['price', 'set', 'ES 09-25', '4497', '--json'], env)).stdout);
+    expect(moved.fills).toEqual([expect.objectContaining({ action: 'SELL', quantity: 2, price: 4498, origin: 'atm-stop-loss' })]);
+    expect(moved.cancelledOrderIds).toHaveLength(1);
+    const closed = await runBin(['close', '--account', 'Sim101', '--instrument', 'ES 09-25', '--json'], env);
+    expect(closed).toMatchObject({ code: 1, stdout: `{"error":"No positions found for instrument 'ES 09-25'"}\n` });
+  });
+
   it('never waits on a pipe: missing flags exit 2 at once even with stdin left open', async () => {
     const child = spawn(process.execPath, [BIN, 'place', '--account', 'Sim101'], {
       env: { PATH: process.env.PATH, ...env },

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createEngine, nextPosition, type Engine } from '../../src/engine/engine.js';
-import { SCHEMA_VERSION } from '../../src/engine/store.js';
+import { MIGRATIONS, SCHEMA_VERSION } from '../../src/engine/store.js';
 import { RejectedError } from '../../src/order/errors.js';
 import { parseOrder, type Order } from '../../src/order/schema.js';
 
@@ -140,6 +140,7 @@ describe('placing', () => {
   });
 
   it('keeps optional fields on the order', () => {
+    engine.addAtmTemplate({ name: 'ATM1', stopLossTicks: 4, profitTargetTicks: 8, tickSize: 0.25 });
     const { order: placed } = engine.placeOrder(order({ orderType: 'LIMIT', limitPrice: 1, ocoId: 'g1', strategy: 'ATM1' }));
     expect(placed).toMatchObject({ ocoId: 'g1', strategy: 'ATM1', limitPrice: 1 });
   });
@@ -268,5 +269,25 @@ describe('reverse position', () => {
     expect(() => engine.reversePosition(order({ action: 'SELL' }))).toThrow('disk full');
     expect(snapshot()).toEqual(before);
     expect(engine.getPosition('Sim101', 'ES 09-25')?.quantity).toBe(2);
+  });
+});
+
+describe('migration from the first schema', () => {
+  it('keeps orders and positions of a version-1 store and adds the new columns and tables', () => {
+    engine.close();
+    rmSync(file(), { force: true });
+    const db = new Database(file());
+    db.exec(MIGRATIONS[0]!);
+    db.pragma('user_version = 1');
+    db.prepare(
+      `INSERT INTO orders (id, account, instrument, action, quantity, order_type, time_in_force, limit_price, state, created_at, updated_at)
+       VALUES ('old', 'Sim101', 'ES 09-25', 'BUY', 1, 'LIMIT', 'GTC', 4400, 'WORKING', '2025-08-01T14:00:00.000Z', '2025-08-01T14:00:00.000Z')`,
+    ).run();
+    db.close();
+    engine = createEngine(file(), { now: () => new Date('2025-09-01T14:00:00Z') });
+    expect(engine.listOrders()).toEqual([expect.objectContaining({ id: 'old', state: 'WORKING', origin: 'client' })]);
+    expect(engine.listOrders()[0]).not.toHaveProperty('triggered');
+    expect(engine.listAtmTemplates()).toEqual([]);
+    expect(engine.setPrice('ES 09-25', 4399).fills).toEqual([expect.objectContaining({ orderId: 'old', price: 4399 })]);
   });
 });

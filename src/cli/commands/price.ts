@@ -1,0 +1,34 @@
+import { parseInstrument, parsePrice } from '../../order/schema.js';
+import { using, type CommandContext } from '../context.js';
+import { formatPrice, formatPriceOutcome } from '../format.js';
+import { table } from '../io.js';
+import { numberOrText } from '../order-flags.js';
+import { parseAll } from '../parse.js';
+
+export interface PriceOptions {
+  json?: boolean;
+}
+
+export async function runPriceSet(ctx: CommandContext, rawInstrument: string, rawPrice: string, options: PriceOptions): Promise<void> {
+  const [instrument, price] = parseAll<[string, number]>(
+    [() => parseInstrument(rawInstrument), () => parsePrice(numberOrText(rawPrice))],
+    "Nothing was changed. Run 'trade price set --help' for examples.",
+  );
+  const outcome = await using(await ctx.openEngine(), (engine) => engine.setPrice(instrument, price));
+  if (options.json) ctx.io.out(JSON.stringify({ ...outcome, success: true }));
+  else for (const line of formatPriceOutcome(outcome, ctx.io.color)) ctx.io.out(line);
+}
+
+export async function runPriceList(ctx: CommandContext, options: PriceOptions): Promise<void> {
+  const prices = await using(await ctx.openEngine(), (engine) => engine.listPrices());
+  if (options.json) {
+    ctx.io.out(JSON.stringify({ prices, success: true }));
+    return;
+  }
+  if (prices.length === 0) {
+    ctx.io.out('No prices set.');
+    return;
+  }
+  const lines = table(['INSTRUMENT', 'PRICE', 'UPDATED'], prices.map((p) => [p.instrument, formatPrice(p.price), p.updatedAt]));
+  for (const line of lines) ctx.io.out(line);
+}

@@ -1,0 +1,95 @@
+/**
+ * Filling orders: the fill record, the position, the OCO group and the ATM brackets, and the
+ * sweep that runs working orders against a price move in time priority.
+ */
+import { placeBrackets } from './atm.js';
+import type { Core } from './core.js';
+import { matchOrder } from './matching.js';
+import { cancelSiblings } from './oco.js';
+import { FLAT, nextPosition } from './position.js';
+import { type OrderRow, toOrder } from './queries.js';
+import type { Effects } from './types.js';
+
+/**
+ * Fills a working order in full at `price` (null: no price is known). Cancels its OCO siblings
+ * and, for an ATM entry filled at a known price, places its brackets. Returns the brackets, which
+ * the caller still has to run against the rest of the move.
+ */
+export function fillOrder(core: Core, row: OrderRow, price: number | null, time: string, effects: Effects): OrderRow[] {
+  const { q } = core;
+  if (q.markFilled.run(price, time, row.id).changes === 0) return [];
+  q.insertFill.run(row.id, row.account, row.instrument, row.action, row.quantity, price, time);
+  effects.fills.push({
+    orderId: row.id,
+    account: row.account,
+    instrument: row.instrument,
+    action: row.action,
+    quantity: row.quantity,
+    price,
+    time,
+    orderType: row.order_type,
+    origin: row.origin,
+  });
+  const current = q.position.get(row.account, row.instrument);
+  const before = current
+    ? { quantity: current.quantity, avgPrice: current.avg_price, realizedPnl: current.realized_pnl, pnlKnown: current.pnl_known === 1 }
+    : FLAT;
+  const next = nextPosition(before, row.action === 'BUY' ? row.quantity : -row.quantity, price);
+  q.upsertPosition.run({
+    account: row.account,
+    instrument: row.instrument,
+    quantity: next.quantity,
+    avgPrice: next.avgPrice,
+    realizedPnl: next.realizedPnl,
+    pnlKnown: next.pnlKnown ? 1 : 0,
+    now: time,
+  });
+  cancelSiblings(core, row, time, effects);
+  if (row.atm_stop_loss_ticks === null || price === null) return [];
+  const brackets = placeBrackets(core, row, price, time);
+  effects.bracketOrders.push(...brackets.map(toOrder));
+  return brackets;
+}
+
+/** A working order to run against a move that, for this order, starts at `from`. */
+export interface Pending {
+  id: string;
+  from: number;
+}
+
+/**
+ * Runs working orders, oldest first, against a move ending at `to`. Orders cancelled by an
+ * earlier fill (OCO) are skipped; brackets of an entry that fills join the queue, their move
+ * starting at the entry's fill price.
+ */
+export function work(core: Core, pending: Pending[], to: number, time: string, effects: Effects): void {
+  const queue = [...pending];
+  for (let next = queue.shift(); next; next = queue.shift()) {
+    const row = core.q.orderById.get(next.id);
+    if (!row || row.state !== 'WORKING') continue;
+    const match = matchOrder(
+      {
+        action: row.action,
+        orderType: row.order_type,
+        limitPrice: row.limit_price,
+        stopPrice: row.stop_price,
+        triggered: row.triggered === 1,
+      },
+      next.from,
+      to,
+    );
+    if (match === null) continue;
+    if (match.kind === 'trigger') {
+      core.q.markTriggered.run(time, row.id);
+      effects.triggeredOrderIds.push(row.id);
+      continue;
+    }
+    for (const bracket of fillOrder(core, row, match.price, time, effects)) queue.push({ id: bracket.id, from: match.price });
+  }
+}
+
+/** A new last price: every working order in the instrument, in time priority, against the move. */
+export function sweep(core: Core, instrument: string, from: number | null, to: number, time: string, effects: Effects): void {
+  const pending = core.q.workingForInstrument.all(instrument).map((row) => ({ id: row.id, from: from ?? to }));
+  work(core, pending, to, time, effects);
+}

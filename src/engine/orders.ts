@@ -1,0 +1,100 @@
+/**
+ * Placing and closing, inside a transaction the caller holds. Every check runs before the first
+ * write, so a rejected order leaves nothing behind even before the transaction rolls back.
+ */
+import { RejectedError } from '../order/errors.js';
+import { NEEDS_STOP, type Order } from '../order/schema.js';
+import { findTemplate } from './atm.js';
+import { type Core, lastPrice } from './core.js';
+import { fillOrder, work } from './fills.js';
+import { stopIsTouched } from './matching.js';
+import { assertOcoIdUsable, cancelWithGroup } from './oco.js';
+import { type NewOrderRow, type OrderRow, type PositionRow, toOrder } from './queries.js';
+import type { Effects, OrderOrigin, OrderRecord } from './types.js';
+
+/** Checks an order (its account already canonical) and builds its row. Throws RejectedError. */
+function prepare(core: Core, order: Order, origin: OrderOrigin, time: string): NewOrderRow {
+  const template = order.strategy === undefined ? undefined : findTemplate(core, order.strategy);
+  if (order.ocoId !== undefined) assertOcoIdUsable(core, order.account, order.ocoId);
+  const last = lastPrice(core, order.instrument);
+  if (template && order.orderType === 'MARKET' && last === undefined) {
+    throw new RejectedError(
+      `No price is known for ${order.instrument}, so a MARKET entry with ATM strategy '${template.name}' cannot be filled at a price its brackets can be set from`,
+      { code: 'atm_no_price', hint: 'Set a price for the instrument first, or use a LIMIT or STOP entry.' },
+    );
+  }
+  if (NEEDS_STOP.has(order.orderType) && last !== undefined && stopIsTouched(order.action, order.stopPrice!, last)) {
+    const side = order.action === 'BUY' ? 'above' : 'below';
+    throw new RejectedError(
+      `${order.action} ${order.orderType} stop price ${order.stopPrice} must be ${side} the last price ${last} of ${order.instrument}`,
+      { code: 'stop_wrong_side' },
+    );
+  }
+  return {
+    id: core.makeId(),
+    account: order.account,
+    instrument: order.instrument,
+    action: order.action,
+    quantity: order.quantity,
+    orderType: order.orderType,
+    timeInForce: order.timeInForce,
+    limitPrice: order.limitPrice ?? null,
+    stopPrice: order.stopPrice ?? null,
+    ocoId: order.ocoId ?? null,
+    strategy: template?.name ?? null,
+    origin,
+    parentId: null,
+    atmStopLossTicks: template?.stop_loss_ticks ?? null,
+    atmProfitTargetTicks: template?.profit_target_ticks ?? null,
+    atmTickSize: template?.tick_size ?? null,
+    now: time,
+  };
+}
+
+/**
+ * Places an order in an account already resolved. A MARKET order fills at once at the last
+ * price (unknown when there is none); a LIMIT order marketable at the last price fills at once
+ * at that price; anything else works until a price crosses it.
+ */
+export function placeOrder(core: Core, order: Order, origin: OrderOrigin, time: string, effects: Effects): OrderRecord {
+  const row = prepare(core, order, origin, time);
+  core.q.insertOrder.run(row);
+  const last = lastPrice(core, order.instrument);
+  if (order.orderType === 'MARKET') {
+    const brackets = fillOrder(core, core.q.orderById.get(row.id)!, last ?? null, time, effects);
+    if (last !== undefined) work(core, brackets.map((b) => ({ id: b.id, from: last })), last, time, effects);
+  } else if (last !== undefined) {
+    work(core, [{ id: row.id, from: last }], last, time, effects);
+  }
+  return toOrder(core.q.orderById.get(row.id)!);
+}
+
+/**
+ * Closes a position known to be open: cancels the instrument's working orders in the account
+ * (with their OCO groups), then flattens with a MARKET order. Close Position and Reverse
+ * Position both go through here.
+ */
+export function closeOpenPosition(
+  core: Core,
+  position: PositionRow,
+  origin: OrderOrigin,
+  time: string,
+  effects: Effects,
+): OrderRecord {
+  const working: OrderRow[] = core.q.workingIn.all(position.account, position.instrument);
+  for (const row of working) cancelWithGroup(core, row, time, effects);
+  return placeOrder(
+    core,
+    {
+      account: position.account,
+      instrument: position.instrument,
+      action: position.quantity > 0 ? 'SELL' : 'BUY',
+      quantity: Math.abs(position.quantity),
+      orderType: 'MARKET',
+      timeInForce: 'DAY',
+    },
+    origin,
+    time,
+    effects,
+  );
+}

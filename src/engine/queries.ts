@@ -1,0 +1,200 @@
+/** The engine's rows, their conversion to records, and its prepared statements. */
+import type { Action, OrderType, TimeInForce } from '../order/schema.js';
+import type { Db } from './store.js';
+import type { AtmTemplate, FillRecord, OrderOrigin, OrderRecord, OrderState, PositionRecord } from './types.js';
+
+export interface OrderRow {
+  seq: number;
+  id: string;
+  account: string;
+  instrument: string;
+  action: Action;
+  quantity: number;
+  order_type: OrderType;
+  time_in_force: TimeInForce;
+  limit_price: number | null;
+  stop_price: number | null;
+  oco_id: string | null;
+  strategy: string | null;
+  state: OrderState;
+  filled_quantity: number;
+  avg_fill_price: number | null;
+  origin: OrderOrigin;
+  parent_id: string | null;
+  triggered: number;
+  atm_stop_loss_ticks: number | null;
+  atm_profit_target_ticks: number | null;
+  atm_tick_size: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface PositionRow {
+  account: string;
+  instrument: string;
+  quantity: number;
+  avg_price: number | null;
+  realized_pnl: number;
+  pnl_known: number;
+}
+
+export interface FillRow {
+  order_id: string;
+  account: string;
+  instrument: string;
+  action: Action;
+  quantity: number;
+  price: number | null;
+  time: string;
+  order_type: OrderType;
+  origin: OrderOrigin;
+}
+
+export interface TemplateRow {
+  name: string;
+  stop_loss_ticks: number;
+  profit_target_ticks: number;
+  tick_size: number;
+}
+
+/** What a new order row needs; the rest has defaults. */
+export interface NewOrderRow {
+  id: string;
+  account: string;
+  instrument: string;
+  action: Action;
+  quantity: number;
+  orderType: OrderType;
+  timeInForce: TimeInForce;
+  limitPrice: number | null;
+  stopPrice: number | null;
+  ocoId: string | null;
+  strategy: string | null;
+  origin: OrderOrigin;
+  parentId: string | null;
+  atmStopLossTicks: number | null;
+  atmProfitTargetTicks: number | null;
+  atmTickSize: number | null;
+  now: string;
+}
+
+export function toOrder(row: OrderRow): OrderRecord {
+  const order: OrderRecord = {
+    id: row.id,
+    account: row.account,
+    instrument: row.instrument,
+    action: row.action,
+    quantity: row.quantity,
+    orderType: row.order_type,
+    timeInForce: row.time_in_force,
+    state: row.state,
+    filledQuantity: row.filled_quantity,
+    avgFillPrice: row.avg_fill_price,
+    origin: row.origin,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+  if (row.limit_price !== null) order.limitPrice = row.limit_price;
+  if (row.stop_price !== null) order.stopPrice = row.stop_price;
+  if (row.oco_id !== null) order.ocoId = row.oco_id;
+  if (row.strategy !== null) order.strategy = row.strategy;
+  if (row.parent_id !== null) order.parentOrderId = row.parent_id;
+  if (row.triggered) order.triggered = true;
+  return order;
+}
+
+export function toPosition(row: PositionRow): PositionRecord {
+  return {
+    account: row.account,
+    instrument: row.instrument,
+    quantity: row.quantity,
+    avgPrice: row.avg_price,
+    realizedPnl: row.pnl_known ? row.realized_pnl : null,
+  };
+}
+
+export function toFill(row: FillRow): FillRecord {
+  return {
+    orderId: row.order_id,
+    account: row.account,
+    instrument: row.instrument,
+    action: row.action,
+    quantity: row.quantity,
+    price: row.price,
+    time: row.time,
+    orderType: row.order_type,
+    origin: row.origin,
+  };
+}
+
+export function toTemplate(row: TemplateRow): AtmTemplate {
+  return {
+    name: row.name,
+    stopLossTicks: row.stop_loss_ticks,
+    profitTargetTicks: row.profit_target_ticks,
+    tickSize: row.tick_size,
+  };
+}
+
+export function prepareQueries(db: Db) {
+  return {
+    account: db.prepare<[string], { name: string }>('SELECT name FROM accounts WHERE name = ?'),
+    accounts: db.prepare<[], { name: string }>('SELECT name FROM accounts ORDER BY name COLLATE NOCASE'),
+    addAccount: db.prepare<[string, string]>('INSERT INTO accounts(name, created_at) VALUES (?, ?)'),
+    insertOrder: db.prepare<[NewOrderRow]>(
+      `INSERT INTO orders (id, account, instrument, action, quantity, order_type, time_in_force,
+         limit_price, stop_price, oco_id, strategy, state, origin, parent_id,
+         atm_stop_loss_ticks, atm_profit_target_ticks, atm_tick_size, created_at, updated_at)
+       VALUES (@id, @account, @instrument, @action, @quantity, @orderType, @timeInForce,
+         @limitPrice, @stopPrice, @ocoId, @strategy, 'WORKING', @origin, @parentId,
+         @atmStopLossTicks, @atmProfitTargetTicks, @atmTickSize, @now, @now)`,
+    ),
+    orderById: db.prepare<[string], OrderRow>('SELECT * FROM orders WHERE id = ?'),
+    markFilled: db.prepare<[number | null, string, string]>(
+      `UPDATE orders SET state = 'FILLED', filled_quantity = quantity, avg_fill_price = ?, updated_at = ?
+       WHERE id = ? AND state = 'WORKING'`,
+    ),
+    markTriggered: db.prepare<[string, string]>(`UPDATE orders SET triggered = 1, updated_at = ? WHERE id = ?`),
+    finish: db.prepare<[OrderState, string, string]>(
+      `UPDATE orders SET state = ?, updated_at = ? WHERE id = ? AND state = 'WORKING'`,
+    ),
+    insertFill: db.prepare<[string, string, string, Action, number, number | null, string]>(
+      'INSERT INTO fills (order_id, account, instrument, action, quantity, price, time) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ),
+    position: db.prepare<[string, string], PositionRow>('SELECT * FROM positions WHERE account = ? AND instrument = ?'),
+    upsertPosition: db.prepare(
+      `INSERT INTO positions (account, instrument, quantity, avg_price, realized_pnl, pnl_known, updated_at)
+       VALUES (@account, @instrument, @quantity, @avgPrice, @realizedPnl, @pnlKnown, @now)
+       ON CONFLICT(account, instrument) DO UPDATE SET quantity = excluded.quantity, avg_price = excluded.avg_price,
+         realized_pnl = excluded.realized_pnl, pnl_known = excluded.pnl_known, updated_at = excluded.updated_at`,
+    ),
+    /** Working orders in one account and instrument, oldest first. */
+    workingIn: db.prepare<[string, string], OrderRow>(
+      `SELECT * FROM orders WHERE account = ? AND instrument = ? AND state = 'WORKING' ORDER BY seq`,
+    ),
+    /** Working orders in an instrument across accounts, in time priority. */
+    workingForInstrument: db.prepare<[string], OrderRow>(
+      `SELECT * FROM orders WHERE instrument = ? AND state = 'WORKING' ORDER BY seq`,
+    ),
+    workingDay: db.prepare<[], OrderRow>(
+      `SELECT * FROM orders WHERE state = 'WORKING' AND time_in_force = 'DAY' ORDER BY seq`,
+    ),
+    ocoGroup: db.prepare<[string, string], OrderRow>('SELECT * FROM orders WHERE account = ? AND oco_id = ? ORDER BY seq'),
+    price: db.prepare<[string], { price: number }>('SELECT price FROM prices WHERE instrument = ?'),
+    prices: db.prepare<[], { instrument: string; price: number; updatedAt: string }>(
+      'SELECT instrument, price, updated_at AS updatedAt FROM prices ORDER BY instrument',
+    ),
+    upsertPrice: db.prepare<[string, number, string]>(
+      `INSERT INTO prices (instrument, price, updated_at) VALUES (?, ?, ?)
+       ON CONFLICT(instrument) DO UPDATE SET price = excluded.price, updated_at = excluded.updated_at`,
+    ),
+    template: db.prepare<[string], TemplateRow>('SELECT * FROM atm_templates WHERE name = ?'),
+    templates: db.prepare<[], TemplateRow>('SELECT * FROM atm_templates ORDER BY name COLLATE NOCASE'),
+    addTemplate: db.prepare<[string, number, number, number, string]>(
+      `INSERT INTO atm_templates (name, stop_loss_ticks, profit_target_ticks, tick_size, created_at) VALUES (?, ?, ?, ?, ?)`,
+    ),
+    removeTemplate: db.prepare<[string]>('DELETE FROM atm_templates WHERE name = ?'),
+  };
+}
+
+export type Queries = ReturnType<typeof prepareQueries>;

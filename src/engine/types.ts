@@ -1,0 +1,152 @@
+/** The engine's public shapes: records it returns, outcomes of its operations, its interface. */
+import type { Action, AtmTemplate, Order, OrderType, TimeInForce } from '../order/schema.js';
+
+export type { AtmTemplate };
+
+export type OrderState = 'WORKING' | 'FILLED' | 'CANCELLED' | 'EXPIRED';
+/** Who created the order: the client, the engine while closing or reversing, or an ATM bracket. */
+export type OrderOrigin = 'client' | 'reverse-close' | 'close' | 'atm-stop-loss' | 'atm-profit-target';
+
+export interface OrderRecord {
+  id: string;
+  account: string;
+  instrument: string;
+  action: Action;
+  quantity: number;
+  orderType: OrderType;
+  timeInForce: TimeInForce;
+  limitPrice?: number;
+  stopPrice?: number;
+  ocoId?: string;
+  strategy?: string;
+  state: OrderState;
+  filledQuantity: number;
+  /** Average fill price; null while unfilled or when filled with no known price. */
+  avgFillPrice: number | null;
+  origin: OrderOrigin;
+  /** For ATM brackets: the entry order they protect. */
+  parentOrderId?: string;
+  /** A STOPLIMIT whose stop was touched and now works as a limit order. */
+  triggered?: true;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface PositionRecord {
+  account: string;
+  instrument: string;
+  /** Signed: positive long, negative short. */
+  quantity: number;
+  /** Null when flat or when a fill had no known price. */
+  avgPrice: number | null;
+  /** In price points times contracts; null when a closing fill had no known price. */
+  realizedPnl: number | null;
+}
+
+export interface FillRecord {
+  orderId: string;
+  account: string;
+  instrument: string;
+  action: Action;
+  quantity: number;
+  /** Null when no price was known (a MARKET order before any `price set`). */
+  price: number | null;
+  time: string;
+  orderType: OrderType;
+  origin: OrderOrigin;
+}
+
+export interface PriceRecord {
+  instrument: string;
+  price: number;
+  updatedAt: string;
+}
+
+/** What an operation did beyond its own order: fills, cancellations, stop triggers, brackets. */
+export interface Effects {
+  fills: FillRecord[];
+  /** Cancelled by the operation: the instrument's orders on close, OCO siblings of a fill. */
+  cancelledOrderIds: string[];
+  /** STOPLIMIT orders whose stop was touched; they now work as limits. */
+  triggeredOrderIds: string[];
+  /** ATM brackets placed because an entry filled. */
+  bracketOrders: OrderRecord[];
+}
+
+export interface PlaceOutcome extends Effects {
+  orderId: string;
+  /** The order as it stands after placing: FILLED when it filled at once. */
+  order: OrderRecord;
+}
+
+export interface CloseOutcome extends Effects {
+  /** The position before closing. */
+  closed: PositionRecord;
+  /** The market order that flattened the position. */
+  closingOrder: OrderRecord;
+}
+
+export interface ReverseOutcome extends PlaceOutcome {
+  /** The market order that flattened the old position. */
+  closingOrder: OrderRecord;
+  /** The position before reversing. */
+  closed: PositionRecord;
+}
+
+export interface CancelOutcome {
+  orderId: string;
+  order: OrderRecord;
+  /** The order itself first, then the OCO siblings cancelled with it. */
+  cancelledOrderIds: string[];
+}
+
+export interface PriceOutcome extends Effects {
+  instrument: string;
+  price: number;
+  previousPrice: number | null;
+}
+
+export interface OrderFilter {
+  account?: string;
+  instrument?: string;
+}
+
+export interface PositionFilter extends OrderFilter {
+  /** Include flat positions, to see the realized P&L of closed trades. */
+  includeFlat?: boolean;
+}
+
+export interface EngineOptions {
+  /** The clock: order times, fill times and DAY expiry all read it. */
+  now?: () => Date;
+  newOrderId?: () => string;
+}
+
+export interface Engine {
+  readonly file: string;
+  placeOrder(order: Order): PlaceOutcome;
+  reversePosition(order: Order): ReverseOutcome;
+  /** Cancels a working order and its OCO group. With an account, the order must be in it. */
+  cancelOrder(account: string | undefined, orderId: string): CancelOutcome;
+  /** Cancels the instrument's working orders in the account, then flattens the position at market. */
+  closePosition(account: string, instrument: string): CloseOutcome;
+  /** Records a new last price and fills the working orders it crosses. */
+  setPrice(instrument: string, price: number): PriceOutcome;
+  listPrices(): PriceRecord[];
+  lastPrice(instrument: string): number | undefined;
+  listOrders(filter?: OrderFilter): OrderRecord[];
+  listPositions(filter?: PositionFilter): PositionRecord[];
+  getPosition(account: string, instrument: string): PositionRecord | undefined;
+  listFills(filter?: OrderFilter): FillRecord[];
+  addAtmTemplate(template: AtmTemplate): AtmTemplate;
+  listAtmTemplates(): AtmTemplate[];
+  /** Removes a template; entries already placed keep the distances they were placed with. */
+  removeAtmTemplate(name: string): AtmTemplate;
+  /** Expires DAY orders whose session has ended; runs by itself before every operation. */
+  expireDayOrders(): string[];
+  listAccounts(): string[];
+  addAccount(name: string): string;
+  /** The canonical name of an account (names match in any case), or a 404 rejection. */
+  resolveAccount(name: string): string;
+  close(): void;
+}
