@@ -7,6 +7,7 @@ import type { Backend } from '../backends/types.js';
 import type { Engine, EngineOptions } from '../engine/engine.js';
 import { type Env, storePath } from '../config/paths.js';
 import type { Io } from './io.js';
+import type { Prompter } from './prompts.js';
 
 export interface CommandContext {
   io: Io;
@@ -17,11 +18,15 @@ export interface CommandContext {
   openEngine(): Promise<Engine>;
   /** The account to use when --account is not given (TRADE_ACCOUNT, later the config store). */
   defaultAccount(): Promise<string | undefined>;
+  /** Asks a person, on stdin and stderr. Loads inquirer on first use, so only when a prompt is shown. */
+  prompter(): Promise<Prompter>;
 }
 
 export interface ContextOptions {
   /** Passed to the embedded engine; tests inject a clock. */
   engine?: EngineOptions;
+  /** Replaces the inquirer prompter; tests inject scripted answers. */
+  prompter?: (io: Io) => Prompter;
 }
 
 export function createContext(io: Io, env: Env, options: ContextOptions = {}): CommandContext {
@@ -38,6 +43,11 @@ export function createContext(io: Io, env: Env, options: ContextOptions = {}): C
     },
     async defaultAccount() {
       return env.TRADE_ACCOUNT || undefined;
+    },
+    async prompter() {
+      if (options.prompter) return options.prompter(io);
+      const { createPrompter } = await import('./prompts.js');
+      return createPrompter(io);
     },
   };
 }
