@@ -8,6 +8,7 @@ import type { Engine, EngineOptions } from '../engine/engine.js';
 import { type Env, storePath } from '../config/paths.js';
 import type { GlobalFlags, Settings } from '../config/settings.js';
 import type { Io } from './io.js';
+import type { Prompter } from './prompts.js';
 
 export interface CommandContext {
   io: Io;
@@ -24,11 +25,15 @@ export interface CommandContext {
   defaultAccount(): Promise<string | undefined>;
   /** Secrets that must never be printed (the token, once known). */
   secrets(): string[];
+  /** Asks a person, on stdin and stderr. Loads inquirer on first use, so only when a prompt is shown. */
+  prompter(): Promise<Prompter>;
 }
 
 export interface ContextOptions {
   /** Passed to the embedded engine; tests inject a clock. */
   engine?: EngineOptions;
+  /** Replaces the inquirer prompter; tests inject scripted answers. */
+  prompter?: (io: Io) => Prompter;
 }
 
 export interface MutableContext extends CommandContext {
@@ -68,6 +73,11 @@ export function createContext(io: Io, env: Env, options: ContextOptions = {}): M
       return (await ctx.settings()).account;
     },
     secrets: () => [...known, ...(env.TRADE_TOKEN ? [env.TRADE_TOKEN] : [])],
+    async prompter() {
+      if (options.prompter) return options.prompter(io);
+      const { createPrompter } = await import('./prompts.js');
+      return createPrompter(io);
+    },
   };
   return ctx;
 }

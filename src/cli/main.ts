@@ -3,7 +3,7 @@
  */
 import { CommanderError } from 'commander';
 import type { Env } from '../config/paths.js';
-import { ExitCode, TradeError } from '../order/errors.js';
+import { CancelledError, ExitCode, TradeError } from '../order/errors.js';
 import { createContext, type ContextOptions } from './context.js';
 import { createIo, type InputStream, type Io, type OutputStream } from './io.js';
 import { buildProgram } from './program.js';
@@ -44,6 +44,8 @@ function report(error: unknown, rawIo: Io, json: boolean, secrets: string[]): nu
   }
   if (error instanceof TradeError) {
     if (json) io.out(JSON.stringify({ error: error.message }));
+    // A person said no: not an error, just what happened.
+    else if (error instanceof CancelledError) io.err(error.message);
     else io.err(io.errColor.red(`Error: ${error.message}`));
     if (error.hint) io.err(`  ${error.hint}`);
     return error.exitCode;

@@ -24,8 +24,11 @@ function addOrderOptions(command: Command): Command {
     .option('--stop-price <price>', 'stop price, for STOPMARKET and STOPLIMIT')
     .option('--oco-id <id>', 'OCO group id: orders sharing it cancel each other')
     .option('--strategy <name>', 'ATM strategy template name')
-    .option('--dry-run', 'print exactly what would be sent (token masked) and send nothing')
-    .option('--json', 'print the service response body as JSON on stdout');
+    .option('--dry-run', 'print exactly what would be sent (token masked) and send nothing; never prompts')
+    .option('--json', 'print the service response body as JSON on stdout')
+    .option('-y, --yes', 'send without the confirm that follows the prompts')
+    .option('-i, --interactive', 'at a terminal, ask every field (flag values as defaults) and confirm')
+    .option('--no-input', 'never prompt: missing flags are an error (as when stdin is not a terminal)');
 }
 
 export function buildProgram(ctx: MutableContext, io: Io): Command {
@@ -61,12 +64,16 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
   addOrderOptions(
     program
       .command('place')
-      .description('Place an order (Place Order). Every required flag must be given.')
+      .description(
+        'Place an order (Place Order). At a terminal, asks for the fields the flags leave out, then confirms; otherwise every required flag must be given.',
+      )
       .addHelpText(
         'after',
         examples(
           `trade place --account Sim101 --instrument "ES 09-25" --action BUY --quantity 1 --order-type MARKET --tif DAY`,
           `trade place --account Sim101 --instrument "NQ 12-25" --action sell --quantity 2 --order-type limit --limit-price 21000.25 --tif gtc --json`,
+          'trade place                              # at a terminal: asks for each field, then confirms',
+          `trade place -i --instrument "ES 09-25"   # asks every field, the flags as defaults`,
         ),
       ),
   ).action(async (options) => {
@@ -84,6 +91,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
         'after',
         examples(
           `trade reverse --account Sim101 --instrument "ES 09-25" --action SELL --quantity 1 --order-type MARKET --tif DAY`,
+          'trade reverse --account Sim101           # at a terminal: asks for the rest, then confirms',
         ),
       ),
   ).action(async (options) => {

@@ -122,18 +122,33 @@ function toIssues(error: z.ZodError): FieldIssue[] {
   return issues;
 }
 
+/** The price rule of one field for an order type: required where the type uses it, refused elsewhere. */
+function priceIssue(field: 'limitPrice' | 'stopPrice', type: OrderType, value: number | undefined): string | undefined {
+  const needed = (field === 'limitPrice' ? NEEDS_LIMIT : NEEDS_STOP).has(type);
+  if (needed && value === undefined) return `is required for ${type} orders`;
+  if (!needed && value !== undefined) return `is not used by ${type} orders; remove it`;
+  return undefined;
+}
+
 function priceRules(order: OrderBody): FieldIssue[] {
   const issues: FieldIssue[] = [];
-  const type = order.orderType;
-  if (NEEDS_LIMIT.has(type) && order.limitPrice === undefined)
-    issues.push({ field: 'limitPrice', message: `is required for ${type} orders` });
-  if (!NEEDS_LIMIT.has(type) && order.limitPrice !== undefined)
-    issues.push({ field: 'limitPrice', message: `is not used by ${type} orders; remove it` });
-  if (NEEDS_STOP.has(type) && order.stopPrice === undefined)
-    issues.push({ field: 'stopPrice', message: `is required for ${type} orders` });
-  if (!NEEDS_STOP.has(type) && order.stopPrice !== undefined)
-    issues.push({ field: 'stopPrice', message: `is not used by ${type} orders; remove it` });
+  for (const field of ['limitPrice', 'stopPrice'] as const) {
+    const message = priceIssue(field, order.orderType, order[field]);
+    if (message) issues.push({ field, message });
+  }
   return issues;
+}
+
+/**
+ * The schema's own message for one field's value, or undefined when the value passes. Prompts use
+ * it to refuse a typed value with exactly the words the flag would get. With `orderType`, a price
+ * is also checked against the type (required for the types that use it).
+ */
+export function fieldError(field: keyof Order, value: unknown, orderType?: OrderType): string | undefined {
+  const result = orderSchema.shape[field].safeParse(value);
+  if (!result.success) return result.error.issues[0]!.message;
+  if (orderType && (field === 'limitPrice' || field === 'stopPrice')) return priceIssue(field, orderType, result.data as number | undefined);
+  return undefined;
 }
 
 function notAnObject(input: unknown): ValidationError | undefined {

@@ -3,7 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { PassThrough } from 'node:stream';
 import type { Env } from '../../src/config/paths.js';
+import { CancelledError } from '../../src/order/errors.js';
 import { orderArgs, runBin, runCli, tempHome } from '../helpers/cli.js';
 
 const TOKEN = 'secret-token-0123456789-abcdef';
@@ -94,6 +96,31 @@ describe('config store', () => {
     expect(list.stdout + list.stderr).not.toContain(TOKEN);
     expect((await runBin(['config', 'get', 'token'], env)).stdout).toBe(`${MASKED}\n`);
     expect((await runBin(['config', 'get', 'token', '--show-token'], env)).stdout).toBe(`${TOKEN}\n`);
+  });
+
+  it('login at a terminal asks for the token with a masked prompt; Ctrl-C saves nothing (exit 130)', async () => {
+    const terminal = (answer: () => Promise<string>) => {
+      let stderr = '';
+      const deps = {
+        stdin: Object.assign(new PassThrough(), { isTTY: true }),
+        stderr: { isTTY: true, write: (t: string) => (stderr += t) },
+        prompter: () => ({
+          text: () => Promise.reject(new Error('unexpected')),
+          select: () => Promise.reject(new Error('unexpected')),
+          confirm: () => Promise.reject(new Error('unexpected')),
+          secret: answer,
+        }),
+      };
+      return { deps, stderr: () => stderr };
+    };
+    const saved = terminal(async () => TOKEN);
+    expect((await runCli(['login'], env, saved.deps)).code).toBe(0);
+    expect(saved.stderr()).toContain(`Token ${MASKED} saved for profile default`);
+    expect((await runCli(['config', 'get', 'token', '--show-token'], env)).stdout).toBe(`${TOKEN}\n`);
+    const cancelled = terminal(() => Promise.reject(new CancelledError()));
+    expect((await runCli(['--profile', 'other', 'login'], env, cancelled.deps)).code).toBe(130);
+    expect(cancelled.stderr()).toContain('Cancelled — no token was saved.');
+    expect((await runCli(['--profile', 'other', 'config', 'get', 'token'], env)).code).toBe(3);
   });
 
   it('login without a terminal and without --token-stdin exits 2 at once', async () => {

@@ -1,4 +1,5 @@
 /** Runs the CLI in-process with fake streams, or the built bin as a real subprocess. */
+import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -77,3 +78,16 @@ export function cleanupLater(cleanup: () => void): () => void {
 }
 
 export { rmSync };
+
+/** Rows from the embedded engine's store under env's TRADE_HOME (opened read-only). */
+export function queryStore(env: Env, sql: string): unknown[] {
+  const db = new Database(join(env.TRADE_HOME!, 'trade.db'), { readonly: true });
+  try {
+    return db.prepare(sql).all();
+  } finally {
+    db.close();
+  }
+}
+
+export const ORDER_COLUMNS =
+  'account, instrument, action, quantity, order_type, limit_price, stop_price, time_in_force, oco_id, strategy';

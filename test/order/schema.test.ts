@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/order/errors.js';
-import { describeOrder, parseAccountName, parseOrder, parseOrderBody } from '../../src/order/schema.js';
+import { describeOrder, fieldError, parseAccountName, parseOrder, parseOrderBody } from '../../src/order/schema.js';
 
 const base = {
   account: 'Sim101',
@@ -143,5 +143,47 @@ describe('order schema', () => {
     expect(
       describeOrder(parseOrder({ ...base, orderType: 'STOPLIMIT', stopPrice: 10, limitPrice: 9.5, ocoId: 'g1', strategy: 'ATM1' })),
     ).toBe('BUY 1 ES 09-25 STOPLIMIT stop 10 limit 9.5 DAY OCO g1 ATM ATM1');
+  });
+});
+
+describe('fieldError (one field at a time, for prompts)', () => {
+  it('gives the same message the whole order gets for that field', () => {
+    const cases: Array<[keyof typeof base | 'limitPrice' | 'ocoId', unknown]> = [
+      ['account', ' Sim101'],
+      ['instrument', 'ES 13-25'],
+      ['instrument', 'ES'],
+      ['action', 'HOLD'],
+      ['quantity', 1.5],
+      ['quantity', 0],
+      ['quantity', 'two'],
+      ['orderType', 'MKT'],
+      ['timeInForce', 'IOC'],
+      ['limitPrice', -1],
+      ['ocoId', 'x'.repeat(65)],
+    ];
+    for (const [field, value] of cases) {
+      const whole = rejection({ ...base, orderType: 'LIMIT', limitPrice: 1, [field]: value });
+      expect(`Invalid request: ${field}: ${fieldError(field, value)}`).toBe(whole);
+    }
+  });
+
+  it('passes good values, normalizing nothing', () => {
+    expect(fieldError('instrument', 'es 09-25')).toBeUndefined();
+    expect(fieldError('action', 'sell')).toBeUndefined();
+    expect(fieldError('quantity', 3)).toBeUndefined();
+    expect(fieldError('strategy', undefined)).toBeUndefined();
+  });
+
+  it('says "is required" for a required field left empty', () => {
+    expect(fieldError('instrument', undefined)).toBe('is required');
+    expect(fieldError('quantity', undefined)).toBe('is required');
+  });
+
+  it('checks a price against the order type when one is given', () => {
+    expect(fieldError('limitPrice', undefined, 'LIMIT')).toBe('is required for LIMIT orders');
+    expect(fieldError('stopPrice', undefined, 'STOPLIMIT')).toBe('is required for STOPLIMIT orders');
+    expect(fieldError('limitPrice', 5, 'MARKET')).toBe('is not used by MARKET orders; remove it');
+    expect(fieldError('stopPrice', 5, 'STOPMARKET')).toBeUndefined();
+    expect(fieldError('limitPrice', undefined)).toBeUndefined();
   });
 });

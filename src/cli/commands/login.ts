@@ -8,14 +8,10 @@ export interface LoginOptions {
 }
 
 async function promptToken(ctx: CommandContext): Promise<string> {
-  const { password } = await import('@inquirer/prompts');
   try {
-    return await password(
-      { message: 'Access token', mask: '*' },
-      { input: ctx.io.stdin, output: ctx.io.stderr as NodeJS.WritableStream },
-    );
+    return await (await ctx.prompter()).secret({ message: 'Access token' });
   } catch (error) {
-    if ((error as Error).name === 'ExitPromptError') throw new CancelledError('Cancelled — no token was saved.');
+    if (error instanceof CancelledError) throw new CancelledError('Cancelled — no token was saved.');
     throw error;
   }
 }

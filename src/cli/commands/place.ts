@@ -1,16 +1,35 @@
+import type { Backend } from '../../backends/types.js';
 import type { CommandContext } from '../context.js';
 import { using } from '../context.js';
-import { UsageError, ValidationError } from '../../order/errors.js';
-import { parseOrder, type Order } from '../../order/schema.js';
-import { FLAG_FOR, draftFromFlags, missingFields, type OrderFlagValues } from '../order-flags.js';
+import { UsageError, ValidationError, type FieldIssue } from '../../order/errors.js';
+import { fieldError, parseOrder, type Order, type OrderType } from '../../order/schema.js';
+import { FLAG_FOR, draftFromFlags, missingFields, type OrderDraft, type OrderFlagValues } from '../order-flags.js';
+import { confirmOrder, promptDraft, promptMode, type PromptFlags } from '../order-prompts.js';
 import { formatOrderResult } from '../format.js';
 
-export interface OrderCommandOptions extends OrderFlagValues {
+export interface OrderCommandOptions extends OrderFlagValues, PromptFlags {
   json?: boolean;
   dryRun?: boolean;
 }
 
 export type OrderCommand = 'place' | 'reverse';
+
+/** The schema's verdict on a draft, as a usage error that names the flags to fix. Nothing is sent. */
+function validated(kind: OrderCommand, draft: OrderDraft): Order {
+  try {
+    return parseOrder(draft);
+  } catch (error) {
+    if (error instanceof ValidationError) throw withFlagHint(kind, error.issues);
+    throw error;
+  }
+}
+
+function withFlagHint(kind: OrderCommand, issues: FieldIssue[]): ValidationError {
+  const flags = issues.map((i) => FLAG_FOR[i.field as keyof Order]).filter(Boolean);
+  return new ValidationError(issues, {
+    hint: `Nothing was sent. Check ${flags.join(', ') || 'the flags'}; run 'trade ${kind} --help' for examples.`,
+  });
+}
 
 /** Flags → a validated order, or a usage error naming every missing or bad flag. Nothing is sent. */
 export function orderFromFlags(kind: OrderCommand, options: OrderCommandOptions, defaults: { account?: string } = {}): Order {
@@ -22,24 +41,45 @@ export function orderFromFlags(kind: OrderCommand, options: OrderCommandOptions,
       hint: `Nothing was sent. Run 'trade ${kind} --help' for an example.`,
     });
   }
-  try {
-    return parseOrder(draft);
-  } catch (error) {
-    if (error instanceof ValidationError) {
-      const flags = error.issues.map((i) => FLAG_FOR[i.field as keyof Order]).filter(Boolean);
-      throw new ValidationError(error.issues, {
-        hint: `Nothing was sent. Check ${flags.join(', ') || 'the flags'}; run 'trade ${kind} --help' for examples.`,
-      });
-    }
-    throw error;
-  }
+  return validated(kind, draft);
 }
 
+/** Before any question: a bad flag value is a usage error, not something to ask about again. */
+function checkGivenFlags(kind: OrderCommand, draft: OrderDraft): void {
+  const type = typeof draft.orderType === 'string' && !fieldError('orderType', draft.orderType)
+    ? (draft.orderType.toUpperCase() as OrderType)
+    : undefined;
+  const issues: FieldIssue[] = [];
+  for (const field of Object.keys(draft) as Array<keyof Order>) {
+    const message = fieldError(field, draft[field], type);
+    if (message) issues.push({ field, message });
+  }
+  if (issues.length > 0) throw withFlagHint(kind, issues);
+}
+
+/** Asks for what is missing (or everything, with -i), then shows the order and asks to send it. */
+async function askForOrder(ctx: CommandContext, kind: OrderCommand, options: OrderCommandOptions, backend: Backend, review: boolean): Promise<Order> {
+  const accounts = backend.name === 'embedded' ? await using(await ctx.openEngine(), (e) => e.listAccounts()) : undefined;
+  const prompter = await ctx.prompter();
+  const draft = await promptDraft(prompter, draftFromFlags(options), { review, accounts, defaultAccount: await ctx.defaultAccount() });
+  const order = validated(kind, draft);
+  if (!options.yes) await confirmOrder(ctx, prompter, kind, order, backend);
+  return order;
+}
+
+/** The one flow of place and reverse: flags (and prompts at a terminal) → schema → backend → output. */
 export async function submitOrder(ctx: CommandContext, kind: OrderCommand, options: OrderCommandOptions): Promise<void> {
-  const order = orderFromFlags(kind, options, { account: await ctx.defaultAccount() });
-  if (options.dryRun) return printDryRun(ctx, kind, order, options.json ?? false);
+  const defaults = { account: await ctx.defaultAccount() };
+  // A dry run never prompts and opens nothing: it only shows what the flags would send.
+  if (options.dryRun) return printDryRun(ctx, kind, orderFromFlags(kind, options, defaults), options.json ?? false);
+  const mode = promptMode(ctx.io, options, missingFields(draftFromFlags(options, defaults)).length);
+  const fromFlags = mode === 'none' ? orderFromFlags(kind, options, defaults) : undefined;
+  if (mode !== 'none') checkGivenFlags(kind, draftFromFlags(options));
   const backend = await ctx.openBackend();
-  const result = await using(backend, (b) => (kind === 'place' ? b.placeOrder(order) : b.reversePosition(order)));
+  const { order, result } = await using(backend, async (b) => {
+    const order = fromFlags ?? (await askForOrder(ctx, kind, options, b, mode === 'review'));
+    return { order, result: await (kind === 'place' ? b.placeOrder(order) : b.reversePosition(order)) };
+  });
   if (options.json) {
     ctx.io.out(JSON.stringify({ orderId: result.orderId, success: true }));
     return;

@@ -1,0 +1,179 @@
+/**
+ * The interactive side of `place` and `reverse`: when to ask, what to ask in which order, and the
+ * last look before sending. Typed answers are checked by the order schema (fieldError), so a
+ * refused value reads exactly as it would for the flag. Inquirer itself lives in prompts.ts and
+ * is loaded only when a question is really asked.
+ */
+import type { Backend } from '../backends/types.js';
+import { CancelledError, UsageError } from '../order/errors.js';
+import {
+  ACTIONS, NEEDS_LIMIT, NEEDS_STOP, ORDER_TYPES, TIMES_IN_FORCE,
+  describeOrder, fieldError, splitOrder, type Order, type OrderType,
+} from '../order/schema.js';
+import { FLAG_FOR, numberOrText, type OrderDraft } from './order-flags.js';
+import type { CommandContext } from './context.js';
+import type { Io } from './io.js';
+import type { Prompter } from './prompts.js';
+
+export interface PromptFlags {
+  /** -i/--interactive: ask every field (flag values as defaults), then confirm. */
+  interactive?: boolean;
+  /** false with --no-input: never ask. */
+  input?: boolean;
+  /** -y/--yes: send without the confirm. */
+  yes?: boolean;
+}
+
+/** none: flags only. fill: ask what the flags left out. review: ask everything, flags as defaults. */
+export type PromptMode = 'none' | 'fill' | 'review';
+
+/** A person can answer only when both stdin and stderr (where prompts are drawn) are terminals. */
+export function atTerminal(io: Io): boolean {
+  return Boolean(io.stdin.isTTY && io.stderr.isTTY);
+}
+
+export function promptMode(io: Io, flags: PromptFlags, missingCount: number): PromptMode {
+  if (flags.interactive) {
+    if (flags.input === false)
+      throw new UsageError('--interactive and --no-input contradict each other; give one of them', { hint: 'Nothing was sent.' });
+    if (!atTerminal(io))
+      throw new UsageError('--interactive needs a terminal: stdin and stderr must both be terminals', {
+        hint: 'Nothing was sent. Give every order flag instead.',
+      });
+    return 'review';
+  }
+  return flags.input === false || missingCount === 0 || !atTerminal(io) ? 'none' : 'fill';
+}
+
+/** An empty answer means "not given", so the schema says "is required" rather than "got ''". */
+const given = (text: string): string | undefined => (text === '' ? undefined : text);
+
+interface AskOptions {
+  review: boolean;
+  defaultAccount?: string;
+  /** The embedded engine's accounts, offered as a list; remote backends get a typed name. */
+  accounts?: string[];
+}
+
+const upper = (value: unknown): string | undefined => (typeof value === 'string' ? value.toUpperCase() : undefined);
+const text = (value: unknown): string | undefined => (value === undefined ? undefined : String(value));
+
+/**
+ * Asks, in a trader's order, for every field the flags left out (or for every field when
+ * reviewing). Returns the completed draft; the schema still has the last word.
+ */
+export async function promptDraft(prompter: Prompter, flags: OrderDraft, options: AskOptions): Promise<OrderDraft> {
+  const draft: OrderDraft = { ...flags };
+  const ask = (field: keyof Order) => options.review || flags[field] === undefined;
+
+  if (ask('account')) {
+    const preferred = text(flags.account) ?? options.defaultAccount;
+    if (options.accounts && options.accounts.length > 0) {
+      const match = options.accounts.find((a) => a.toLowerCase() === preferred?.toLowerCase());
+      draft.account = await prompter.select({
+        message: 'Account',
+        choices: options.accounts.map((a) => ({ value: a })),
+        default: match,
+      });
+    } else {
+      draft.account = await prompter.text({
+        message: 'Account',
+        default: preferred,
+        validate: (v) => fieldError('account', given(v)),
+      });
+    }
+  }
+  if (ask('instrument')) {
+    draft.instrument = await prompter.text({
+      message: 'Instrument (e.g. ES 09-25)',
+      default: text(flags.instrument),
+      validate: (v) => fieldError('instrument', given(v)),
+    });
+  }
+  if (ask('action')) {
+    draft.action = await prompter.select({ message: 'Action', choices: ACTIONS.map((value) => ({ value })), default: upper(flags.action) });
+  }
+  if (ask('quantity')) {
+    const answer = await prompter.text({
+      message: 'Quantity (contracts)',
+      default: text(flags.quantity),
+      validate: (v) => fieldError('quantity', numberOrText(given(v))),
+    });
+    draft.quantity = numberOrText(answer);
+  }
+
+  // A price given as a flag stays; only the order types that use it can be picked.
+  const fixedLimit = !options.review && flags.limitPrice !== undefined;
+  const fixedStop = !options.review && flags.stopPrice !== undefined;
+  let type = upper(flags.orderType) as OrderType;
+  if (ask('orderType')) {
+    const choices = ORDER_TYPES.map((value) => {
+      const refuses = [
+        fixedLimit && !NEEDS_LIMIT.has(value) ? FLAG_FOR.limitPrice : undefined,
+        fixedStop && !NEEDS_STOP.has(value) ? FLAG_FOR.stopPrice : undefined,
+      ].filter(Boolean);
+      return { value, disabled: refuses.length > 0 ? `(does not use ${refuses.join(' or ')})` : undefined };
+    });
+    type = await prompter.select({
+      message: 'Order type',
+      choices,
+      default: (upper(flags.orderType) as OrderType | undefined) ?? choices.find((c) => !c.disabled)?.value,
+    });
+    draft.orderType = type;
+  }
+  for (const [field, needs, label] of [
+    ['limitPrice', NEEDS_LIMIT, 'Limit price'],
+    ['stopPrice', NEEDS_STOP, 'Stop price'],
+  ] as const) {
+    if (!needs.has(type)) {
+      // Reviewing, the person may pick a type that does not use a flag's price: it is dropped.
+      if (options.review) delete draft[field];
+      continue;
+    }
+    if (!ask(field)) continue;
+    const answer = await prompter.text({
+      message: label,
+      default: text(flags[field]),
+      validate: (v) => fieldError(field, numberOrText(given(v)), type),
+    });
+    draft[field] = numberOrText(answer);
+  }
+  if (ask('timeInForce')) {
+    draft.timeInForce = await prompter.select({
+      message: 'Time in force',
+      choices: TIMES_IN_FORCE.map((value) => ({ value, name: value === 'DAY' ? 'DAY (until the session ends)' : 'GTC (good till cancelled)' })),
+      default: upper(flags.timeInForce),
+    });
+  }
+  for (const [field, label] of [
+    ['ocoId', 'OCO group id (Enter skips)'],
+    ['strategy', 'ATM strategy (Enter skips)'],
+  ] as const) {
+    if (!ask(field)) continue;
+    const answer = await prompter.text({
+      message: label,
+      default: text(flags[field]),
+      validate: (v) => (v === '' ? undefined : fieldError(field, v)),
+    });
+    if (answer === '') delete draft[field];
+    else draft[field] = answer;
+  }
+  return draft;
+}
+
+/** The one line a person checks before sending: the whole order, the account, where it goes. */
+export function summaryLine(kind: 'place' | 'reverse', order: Order, backendLabel: string): string {
+  const { account, body } = splitOrder(order);
+  const what = kind === 'place' ? describeOrder(body) : `close ${body.instrument}, then ${describeOrder(body)}`;
+  return `${kind === 'place' ? 'Place' : 'Reverse'}: ${what} · account ${account} · ${backendLabel}`;
+}
+
+/** Shows the summary and asks to send: Yes by default on the simulation, No where money is real. */
+export async function confirmOrder(ctx: CommandContext, prompter: Prompter, kind: 'place' | 'reverse', order: Order, backend: Backend): Promise<void> {
+  ctx.io.err(summaryLine(kind, order, backend.label));
+  const send = await prompter.confirm({
+    message: kind === 'place' ? 'Send this order?' : 'Close the position and send this order?',
+    default: backend.name === 'embedded',
+  });
+  if (!send) throw new CancelledError();
+}
