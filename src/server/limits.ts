@@ -73,7 +73,9 @@ export function createTokenBucket(limit: RateLimitOptions, now: () => number = D
         return { ok: true };
       }
       // Whole seconds until one token is back, never 0 so a client always waits a little.
-      return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - tokens) / perMs / 1000)) };
+      // (Multiplied rather than divided by the rate, so 1/hour waits 3600 s, not 3601 by rounding.)
+      const waitMs = ((1 - tokens) * limit.periodMs) / limit.count;
+      return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
     },
   };
 }

@@ -94,9 +94,14 @@ export function handleRpcConnection(socket: WebSocket, remote: string, ctx: RpcS
         ? { kind: 'bad', id: null, status: 413, error: `Message is larger than ${BODY_LIMIT / 1024} KiB` }
         : parseMessage(bytes.toString('utf8'));
     if (message.kind === 'ping') return send({ type: 'pong' });
-    const api = message.kind === 'bad' ? '-' : isApiName(message.api) ? message.api : show(message.api);
+    const respond = (api: string, reply: RpcReply) => {
+      send(reply);
+      ctx.log?.(`${remote} WS ${api} id=${show(reply.id)} ${reply.status} ${(performance.now() - started).toFixed(1)}ms`);
+    };
+    // A bad message is answered at once, so its reply keeps its place among the others.
+    if (message.kind === 'bad') return respond('-', { id: message.id, status: message.status, data: { error: message.error } });
+    const api = isApiName(message.api) ? message.api : show(message.api);
     const work = (async (): Promise<RpcReply> => {
-      if (message.kind === 'bad') return { id: message.id, status: message.status, data: { error: message.error } };
       try {
         const result = await answerRpc(ctx, message.api, message.args);
         return { id: message.id, status: result.status, data: result.body };
@@ -105,10 +110,9 @@ export function handleRpcConnection(socket: WebSocket, remote: string, ctx: RpcS
         ctx.onInternalError(api, error);
         return { id: message.id, status: 500, data: { error: INTERNAL_ERROR } };
       }
-    })().then((reply) => {
-      send(reply);
-      ctx.log?.(`${remote} WS ${api} id=${show(reply.id)} ${reply.status} ${(performance.now() - started).toFixed(1)}ms`);
-    }).catch((error: unknown) => ctx.onInternalError(api, error));
+    })()
+      .then((answer) => respond(api, answer))
+      .catch((error: unknown) => ctx.onInternalError(api, error));
     ctx.track(work);
   });
 }
