@@ -17,6 +17,8 @@ import { handleRpcConnection, type RpcServerContext } from './ws-rpc.js';
 export const WS_PATH = '/ws/stream';
 /** How long a WebSocket client gets to answer our close frame at shutdown before it is cut off. */
 const WS_CLOSE_GRACE_MS = 2_000;
+/** How long requests in flight get at shutdown; a client stalling its body cannot hold the exit forever. */
+const SHUTDOWN_GRACE_MS = 10_000;
 
 export interface ServerOptions {
   engine: Engine;
@@ -71,6 +73,7 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
     warn(`trade serve: internal error in ${api}: ${error instanceof Error ? error.message : String(error)}`);
   /** RPCs being answered; shutdown waits for them as fastify waits for HTTP requests. */
   const inFlight = new Set<Promise<unknown>>();
+  let closing = false;
 
   const app = fastify({
     logger: false,
@@ -145,6 +148,13 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
     done();
   });
 
+  // Node closes idle keep-alive connections when the server closes, but not one busy with a
+  // request then; without this its client would keep it open after the answer, and shutdown wait.
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) void reply.header('connection', 'close');
+    done(null, payload);
+  });
+
   app.setNotFoundHandler((request, reply) => {
     void reply.code(404).send({ error: `Route ${request.method} ${routeOf(request.url)} not found` });
   });
@@ -212,6 +222,14 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
       const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
       return `http://${shown}:${address.port}`;
     },
-    close: () => app.close(),
+    async close() {
+      closing = true;
+      const deadline = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
+      try {
+        await app.close();
+      } finally {
+        clearTimeout(deadline);
+      }
+    },
   };
 }
