@@ -69,7 +69,7 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
   const authenticate = createAuthenticator(options.token);
   const bucket = options.rateLimit && createTokenBucket(options.rateLimit, options.now);
   const take = (): TakeResult => bucket?.take() ?? { ok: true };
-  const onInternalError = (api: ApiName | string, error: unknown) =>
+  const onInternalError = (api: string, error: unknown) =>
     warn(`trade serve: internal error in ${api}: ${error instanceof Error ? error.message : String(error)}`);
   /** RPCs being answered; shutdown waits for them as fastify waits for HTTP requests. */
   const inFlight = new Set<Promise<unknown>>();

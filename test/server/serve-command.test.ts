@@ -116,6 +116,25 @@ describe('trade serve (the built bin)', () => {
     expect(stderr).not.toContain('file-token-abcdef');
   });
 
+  it('two servers and the CLI share one store', async () => {
+    const token = { TRADE_SERVE_TOKEN: 'shared-store-token' };
+    const servers = [spawnServe([], token), spawnServe([], token)];
+    const urls = await Promise.all(servers.map((s) => s.url));
+    const [replies, cli] = await Promise.all([
+      Promise.all(Array.from({ length: 20 }, (_, i) => place(urls[i % 2]!, 'shared-store-token'))),
+      runCli(['place', '--account', 'Sim101', '--instrument', 'ES 09-25', '--action', 'SELL', '--quantity', '1', '--order-type', 'MARKET', '--tif', 'DAY'], env),
+    ]);
+    expect(replies.map((r) => r.statusCode)).toEqual(Array(20).fill(200));
+    await Promise.all(replies.map((r) => r.body.dump()));
+    expect(cli.code).toBe(0);
+    const position = await request(`${urls[1]}/v1/api/accounts/Sim101/position?instrument=ES%2009-25`, {
+      headers: { authorization: 'Bearer shared-store-token' },
+    });
+    expect(((await position.body.json()) as { position: { quantity: number } }).position.quantity).toBe(19);
+    for (const s of servers) s.child.kill('SIGTERM');
+    expect(await Promise.all(servers.map((s) => s.exited))).toEqual([0, 0]);
+  });
+
   it('a request in flight when SIGTERM comes is finished before the process exits', async () => {
     const serve = spawnServe([], { TRADE_SERVE_TOKEN: 'in-flight-token' });
     const url = await serve.url;
@@ -135,7 +154,7 @@ describe('trade serve (the built bin)', () => {
 });
 
 describe('trade serve (in process)', () => {
-  it('runs until told to stop, then returns; main sets no code but 0', async () => {
+  it('runs until told to stop, then stops listening and returns', async () => {
     let stop!: (reason: string) => void;
     const stopped = new Promise<string>((resolve) => (stop = resolve));
     let stderr = '';
