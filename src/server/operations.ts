@@ -131,7 +131,8 @@ export function inputFromArgs(operation: Operation, args: Record<string, unknown
 }
 
 /**
- * Every error becomes a status and an `{error}` body here, and only here. Typed errors carry
+ * What an operation throws becomes a status and an `{error}` body here, and only here (the
+ * transports add only their own refusals: token, limits, malformed input). Typed errors carry
  * messages written for the client; anything else may hold internals (SQL, paths), so the client
  * gets a fixed text and the caller reports the real error to the operator.
  */

@@ -6,7 +6,16 @@
 import type { WebSocket, RawData } from 'ws';
 import type { Engine } from '../engine/engine.js';
 import { show } from '../order/schema.js';
-import { type ApiName, dispatch, INTERNAL_ERROR, inputFromArgs, isApiName, type Operation, OPERATIONS, type OperationResult } from './operations.js';
+import {
+  type ApiName,
+  dispatch,
+  INTERNAL_ERROR,
+  inputFromArgs,
+  isApiName,
+  type Operation,
+  OPERATIONS,
+  type OperationResult,
+} from './operations.js';
 import { BODY_LIMIT, RATE_LIMITED, type TakeResult } from './limits.js';
 
 /** What the server lends each connection. */
