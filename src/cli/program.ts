@@ -350,6 +350,31 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
       runCompletion(ctx, shell, program);
     });
 
+  program
+    .command('serve')
+    .description(
+      "Serve the order service's HTTP and WebSocket API over the embedded engine, for curl, scripts and bots. Every request needs 'Authorization: Bearer <token>'.",
+    )
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--port <port>', 'port to listen on; 0 picks a free one', '8080')
+    .option('--token-file <file>', 'read the bearer token from this file (else TRADE_SERVE_TOKEN, else a generated one)')
+    .option('--rate-limit <rate>', 'refill rate of a token bucket, e.g. 180/min (per s, min or h); off by default')
+    .option('--burst <n>', 'bucket size: requests allowed back to back (with --rate-limit; default 20)')
+    .option('--log', 'one line per request on stderr')
+    .addHelpText(
+      'after',
+      examples(
+        'trade serve',
+        'TRADE_SERVE_TOKEN=s3cret trade serve --port 8080 --log',
+        'trade serve --token-file ~/.trade-token --rate-limit 180/min --burst 20',
+        `curl -X POST http://127.0.0.1:8080/v1/api/accounts/Sim101/orders/place -H "Content-Type: application/json" -H "Authorization: Bearer s3cret" -d '{"instrument":"ES 09-25","action":"BUY","quantity":1,"orderType":"MARKET","timeInForce":"DAY"}'`,
+      ),
+    )
+    .action(async (options) => {
+      const { runServe } = await import('./commands/serve.js');
+      await runServe(ctx, options);
+    });
+
   return program;
 }
 

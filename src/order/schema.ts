@@ -231,6 +231,27 @@ export function parseAtmTemplate(input: unknown): AtmTemplate {
   return result.data;
 }
 
+/**
+ * Filters of the read operations (a query string over HTTP, `args` over WebSocket). Strict, so a
+ * misspelt filter is refused rather than silently ignored; the account of a path is checked by
+ * parseAccountName, not here.
+ */
+export const ordersQuerySchema = z.strictObject({ instrument: instrumentField.optional() });
+export const positionsQuerySchema = z.strictObject({
+  account: nameField('account name').optional(),
+  instrument: instrumentField.optional(),
+});
+export const positionQuerySchema = z.strictObject({ instrument: instrumentField });
+
+/** Validates a read operation's filters with one of the schemas above. Throws ValidationError. */
+export function parseQuery<T>(schema: z.ZodType<T>, input: unknown): T {
+  const wrong = notAnObject(input);
+  if (wrong) throw wrong;
+  const result = schema.safeParse(input);
+  if (!result.success) throw new ValidationError(toIssues(result.error));
+  return result.data;
+}
+
 /** Splits an order into the service's body and its account. */
 export function splitOrder(order: Order): { account: string; body: OrderBody } {
   const { account, ...body } = order;

@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/order/errors.js';
-import { describeOrder, fieldError, parseAccountName, parseOrder, parseOrderBody } from '../../src/order/schema.js';
+import {
+  describeOrder,
+  fieldError,
+  ordersQuerySchema,
+  parseAccountName,
+  parseOrder,
+  parseOrderBody,
+  parseQuery,
+  positionQuerySchema,
+  positionsQuerySchema,
+} from '../../src/order/schema.js';
 
 const base = {
   account: 'Sim101',
@@ -137,6 +147,17 @@ describe('order schema', () => {
   it('validates account names on their own', () => {
     expect(parseAccountName('Sim102')).toBe('Sim102');
     expect(() => parseAccountName('')).toThrow('Invalid request: account: must not be empty');
+  });
+
+  it('validates the read filters strictly, with the same field rules', () => {
+    expect(parseQuery(ordersQuerySchema, {})).toEqual({});
+    expect(parseQuery(ordersQuerySchema, { instrument: 'nq 12-25' })).toEqual({ instrument: 'NQ 12-25' });
+    expect(parseQuery(positionsQuerySchema, { account: 'Sim101' })).toEqual({ account: 'Sim101' });
+    expect(() => parseQuery(positionQuerySchema, {})).toThrow('Invalid request: instrument: is required');
+    expect(() => parseQuery(ordersQuerySchema, { account: 'Sim101' })).toThrow('Invalid request: account: is not a known field');
+    expect(() => parseQuery(positionsQuerySchema, { instrument: ['ES 09-25', 'NQ 12-25'] })).toThrow(
+      "Invalid request: instrument: must be a string like 'ES 09-25', got an array",
+    );
   });
 
   it('describes an order on one line', () => {

@@ -1,0 +1,42 @@
+/**
+ * Bearer-token checks for both transports. Neither the expected token nor the one offered ever
+ * goes into a message, and the comparison takes the same time whatever the offered token is.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+export type AuthOutcome = 'ok' | 'missing' | 'invalid';
+
+export const AUTH_MESSAGES: Record<Exclude<AuthOutcome, 'ok'>, string> = {
+  missing: "Missing bearer token: send 'Authorization: Bearer <token>'",
+  invalid: 'Invalid bearer token',
+};
+
+/** A fresh token for a run with none configured: 256 random bits, safe in a header and a URL. */
+export function generateToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** Visible ASCII only: anything else cannot travel in an Authorization header unchanged. */
+export function isUsableToken(token: string): boolean {
+  return /^[\x21-\x7e]+$/.test(token);
+}
+
+const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+
+export function createAuthenticator(token: string): (authorization: string | string[] | undefined) => AuthOutcome {
+  // Hash both sides: timingSafeEqual needs equal lengths, and comparing digests means the time
+  // taken does not tell how long the real token is.
+  const expected = digest(token);
+  return (authorization) => {
+    if (typeof authorization !== 'string') return 'missing';
+    const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization);
+    if (!match) return /^\s*(Bearer\s*)?$/i.test(authorization) ? 'missing' : 'invalid';
+    return timingSafeEqual(digest(match[1]!), expected) ? 'ok' : 'invalid';
+  };
+}
+
+/** Removes the token from a line before it is written anywhere (request URLs may carry it by mistake). */
+export function createScrubber(token: string): (line: string) => string {
+  const forms = [...new Set([token, encodeURIComponent(token)])];
+  return (line) => forms.reduce((text, form) => text.split(form).join('***'), line);
+}

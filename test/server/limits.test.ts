@@ -1,0 +1,154 @@
+/** Size, content type, bad JSON and the rate limit: each an {error} answer, none crashing or storing. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createTokenBucket, describeRateLimit, parseBurst, parseRate } from '../../src/server/limits.js';
+import { AUTH, connect, ES_MARKET, JSON_AUTH, refusedUpgrade, startServer, type Harness } from './harness.js';
+
+const PLACE = '/v1/api/accounts/Sim101/orders/place';
+const RATE_LIMITED = { error: 'Rate limit exceeded' };
+
+let server: Harness | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+describe('bad requests', () => {
+  it('each gets its status and {error}, the store does not move, and the server keeps serving', async () => {
+    server = await startServer();
+    const before = server.snapshot();
+    const order = JSON.stringify(ES_MARKET);
+    const big = JSON.stringify({ ...ES_MARKET, strategy: 'x'.repeat(64 * 1024) });
+    const cases: Array<[Record<string, string>, string | undefined, number, string]> = [
+      [JSON_AUTH, big, 413, 'Request body is larger than 64 KiB'],
+      [{ ...AUTH, 'content-type': 'text/plain' }, order, 415, 'Content-Type must be application/json'],
+      [{ ...AUTH, 'content-type': 'application/x-www-form-urlencoded' }, 'instrument=ES', 415, 'Content-Type must be application/json'],
+      [{ ...AUTH, 'content-type': 'application/json-seq' }, order, 415, 'Content-Type must be application/json'],
+      [AUTH, order, 415, 'Content-Type must be application/json'],
+      [AUTH, undefined, 415, 'Content-Type must be application/json'],
+      [JSON_AUTH, '{"instrument": "ES 09-25",', 400, 'Invalid request: the body is not valid JSON'],
+      [JSON_AUTH, '{"__proto__": {"admin": true}}', 400, 'Invalid request: the body is not valid JSON'],
+      [JSON_AUTH, '', 400, 'Invalid request: the body is empty; send a JSON object'],
+      [JSON_AUTH, '[]', 400, 'Invalid request: the body must be a JSON object, got an array'],
+      [JSON_AUTH, 'null', 400, 'Invalid request: the body must be a JSON object, got null'],
+      [JSON_AUTH, '"order"', 400, "Invalid request: the body must be a JSON object, got 'order'"],
+    ];
+    for (const [headers, body, status, error] of cases) {
+      const reply = await server.http('POST', PLACE, { headers, body });
+      expect({ status: reply.status, body: reply.body }).toEqual({ status, body: { error } });
+    }
+    expect(server.snapshot()).toEqual(before);
+    const placed = await server.http('POST', PLACE, {
+      headers: { ...AUTH, 'content-type': 'Application/JSON; charset=utf-8' },
+      body: order,
+    });
+    expect(placed.status).toBe(200);
+  });
+
+  it('a body just under the limit is read and judged by the schema', async () => {
+    server = await startServer();
+    const body = JSON.stringify({ ...ES_MARKET, strategy: 'x'.repeat(60 * 1024) });
+    expect(await server.http('POST', PLACE, { body })).toMatchObject({
+      status: 400,
+      body: { error: 'Invalid request: strategy: must be at most 64 characters' },
+    });
+  });
+});
+
+describe('rate limit', () => {
+  it('is off by default', async () => {
+    server = await startServer();
+    const replies = await Promise.all(Array.from({ length: 60 }, () => server!.get('/v1/api/positions')));
+    expect(new Set(replies.map((r) => r.status))).toEqual(new Set([200]));
+  });
+
+  it('answers 429 {"error":"Rate limit exceeded"} with Retry-After once the burst is spent, then refills', async () => {
+    let now = 1_000_000;
+    server = await startServer({ rateLimit: { count: 180, periodMs: 60_000, burst: 3 }, now: () => now });
+    const before = server.snapshot();
+    for (let i = 0; i < 3; i++) expect((await server.get('/v1/api/positions')).status).toBe(200);
+    const limited = await server.post(PLACE, ES_MARKET);
+    expect({ status: limited.status, body: limited.body, retryAfter: limited.headers['retry-after'] }).toEqual({
+      status: 429,
+      body: RATE_LIMITED,
+      retryAfter: '1',
+    });
+    expect(server.snapshot()).toEqual(before);
+    now += 1_000; // 180/min refills 3 a second
+    for (let i = 0; i < 3; i++) expect((await server.post(PLACE, ES_MARKET)).status).toBe(200);
+    expect((await server.get('/v1/api/positions')).status).toBe(429);
+  });
+
+  it('counts unknown routes but not requests without the token', async () => {
+    const now = 5_000;
+    server = await startServer({ rateLimit: { count: 1, periodMs: 60_000, burst: 2 }, now: () => now });
+    for (let i = 0; i < 5; i++) {
+      expect((await server.http('GET', '/v1/api/positions', { headers: {} })).status).toBe(401);
+    }
+    expect((await server.get('/v1/api/nothing')).status).toBe(404);
+    expect((await server.get('/v1/api/positions')).status).toBe(200);
+    const limited = await server.get('/v1/api/nothing');
+    expect({ status: limited.status, retryAfter: limited.headers['retry-after'] }).toEqual({ status: 429, retryAfter: '60' });
+  });
+
+  it('covers the WebSocket: the upgrade and each RPC take a token; 429 replies keep their id', async () => {
+    let now = 0;
+    server = await startServer({ rateLimit: { count: 60, periodMs: 60_000, burst: 3 }, now: () => now });
+    const client = await connect(server.wsUrl); // 1
+    const args = { account: 'Sim101', ...ES_MARKET };
+    expect((await client.call('a', 'PlaceOrder', args)).status).toBe(200); // 2
+    expect((await client.call('b', 'GetPositions')).status).toBe(200); // 3
+    const before = server.snapshot();
+    expect(await client.call('c', 'PlaceOrder', args)).toEqual({ id: 'c', status: 429, data: RATE_LIMITED });
+    expect(server.snapshot()).toEqual(before);
+    client.send({ action: 'ping' }); // pings are free
+    expect(client.messages).not.toContainEqual({ type: 'pong' });
+    await client.waitFor(4);
+    expect(client.messages[3]).toEqual({ type: 'pong' });
+    expect(await refusedUpgrade(server.wsUrl, AUTH)).toEqual({ status: 429, body: RATE_LIMITED });
+    now += 1_000;
+    expect((await client.call('d', 'PlaceOrder', args)).status).toBe(200);
+    await client.close();
+  });
+});
+
+describe('token bucket', () => {
+  it('allows the burst, then one per refill interval, and says how long to wait', () => {
+    let now = 0;
+    const bucket = createTokenBucket({ count: 2, periodMs: 1_000, burst: 2 }, () => now);
+    expect([bucket.take(), bucket.take()]).toEqual([{ ok: true }, { ok: true }]);
+    expect(bucket.take()).toEqual({ ok: false, retryAfterSeconds: 1 });
+    now += 499;
+    expect(bucket.take().ok).toBe(false);
+    now += 1;
+    expect(bucket.take()).toEqual({ ok: true });
+    now += 10_000; // never more than the burst
+    expect([bucket.take(), bucket.take(), bucket.take().ok]).toEqual([{ ok: true }, { ok: true }, false]);
+  });
+
+  it('rounds Retry-After up to whole seconds', () => {
+    const bucket = createTokenBucket({ count: 1, periodMs: 3_600_000, burst: 1 }, () => 0);
+    bucket.take();
+    expect(bucket.take()).toEqual({ ok: false, retryAfterSeconds: 3600 });
+  });
+
+  it('a clock stepping back refills nothing', () => {
+    let now = 10_000;
+    const bucket = createTokenBucket({ count: 1, periodMs: 1_000, burst: 1 }, () => now);
+    bucket.take();
+    now = 0;
+    expect(bucket.take().ok).toBe(false);
+  });
+
+  it('parses --rate-limit and --burst', () => {
+    expect(parseRate('180/min')).toEqual({ count: 180, periodMs: 60_000 });
+    expect(parseRate('5/s')).toEqual({ count: 5, periodMs: 1_000 });
+    expect(parseRate('1000 / hour')).toEqual({ count: 1000, periodMs: 3_600_000 });
+    for (const bad of ['180', '0/min', '-1/min', '1.5/s', '10/fortnight', '/min', 'fast']) {
+      expect(() => parseRate(bad)).toThrow(`--rate-limit must look like 180/min (a whole number from 1, per s, min or h), got '${bad}'`);
+    }
+    expect(parseBurst('20')).toBe(20);
+    expect(() => parseBurst('0')).toThrow("--burst must be a whole number from 1, got '0'");
+    expect(() => parseBurst('2x')).toThrow("--burst must be a whole number from 1, got '2x'");
+    expect(describeRateLimit({ count: 180, periodMs: 60_000, burst: 20 })).toBe('180/min, burst 20');
+  });
+});

@@ -1,0 +1,207 @@
+/** The WebSocket RPC at /ws/stream over a real socket: replies by id, bad messages, the store after each. */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AUTH, connect, ES_MARKET, refusedUpgrade, startServer, TOKEN, type Harness, type RpcClient } from './harness.js';
+
+const ORDER_ID = expect.stringMatching(/^[0-9a-f]{32}$/);
+const ES = { account: 'Sim101', ...ES_MARKET };
+
+let server: Harness;
+let client: RpcClient;
+beforeEach(async () => {
+  server = await startServer();
+  client = await connect(server.wsUrl);
+});
+afterEach(async () => {
+  await client.close();
+  await server.close();
+});
+
+describe('WebSocket RPC', () => {
+  it('answers {action:"ping"} with {type:"pong"}', async () => {
+    client.send({ action: 'ping' });
+    expect(await client.next()).toEqual({ type: 'pong' });
+  });
+
+  it('PlaceOrder with mixed-case enums: {id, status:200, data:{orderId, success:true}}', async () => {
+    const reply = await client.call('req-1', 'PlaceOrder', { ...ES, action: 'Buy', orderType: 'Market', timeInForce: 'Gtc' });
+    expect(reply).toEqual({ id: 'req-1', status: 200, data: { orderId: ORDER_ID, success: true } });
+    expect(server.engine.listOrders()).toEqual([
+      expect.objectContaining({ id: (reply.data as { orderId: string }).orderId, action: 'BUY', timeInForce: 'GTC' }),
+    ]);
+  });
+
+  it('ReversePosition closes the position and places the new order', async () => {
+    await client.call('1', 'PlaceOrder', { ...ES, quantity: 2 });
+    const reply = await client.call('2', 'ReversePosition', { ...ES, action: 'Sell', quantity: 2 });
+    expect(reply).toEqual({ id: '2', status: 200, data: { orderId: ORDER_ID, success: true } });
+    expect(server.engine.getPosition('Sim101', 'ES 09-25')?.quantity).toBe(-2);
+  });
+
+  it('data is exactly the HTTP body, status the HTTP status, for the same request', async () => {
+    const cases: Array<[string, string, Record<string, unknown>]> = [
+      ['PlaceOrder', '/v1/api/accounts/Sim101/orders/place', { ...ES_MARKET, quantity: -1, orderType: 'Stop' }],
+      ['PlaceOrder', '/v1/api/accounts/Nobody/orders/place', ES_MARKET],
+      ['ReversePosition', '/v1/api/accounts/Sim101/positions/reverseposition', ES_MARKET],
+    ];
+    for (const [api, path, body] of cases) {
+      const account = path.split('/')[4];
+      const before = server.snapshot();
+      const overHttp = await server.post(path, body);
+      const overWs = await client.call(`${api}-${account}`, api, { account, ...body });
+      expect(overWs).toEqual({ id: `${api}-${account}`, status: overHttp.status, data: overHttp.body });
+      expect(overHttp.status).toBeGreaterThanOrEqual(400);
+      expect(server.snapshot()).toEqual(before);
+    }
+  });
+
+  it('answers the read operations', async () => {
+    await client.call('p', 'PlaceOrder', ES);
+    expect(await client.call('o', 'GetOrders', { account: 'sim101' })).toEqual({
+      id: 'o',
+      status: 200,
+      data: { orders: server.engine.listOrders(), success: true },
+    });
+    expect(await client.call('ps', 'GetPositions')).toEqual({
+      id: 'ps',
+      status: 200,
+      data: { positions: server.engine.listPositions(), success: true },
+    });
+    expect(await client.call('one', 'GetPosition', { account: 'Sim101', instrument: 'es 09-25' })).toEqual({
+      id: 'one',
+      status: 200,
+      data: { position: { account: 'Sim101', instrument: 'ES 09-25', quantity: 1, avgPrice: null, realizedPnl: 0 }, success: true },
+    });
+  });
+
+  it('an unknown api is a 404 reply naming the known ones', async () => {
+    expect(await client.call('x', 'CancelEverything', ES)).toEqual({
+      id: 'x',
+      status: 404,
+      data: {
+        error:
+          "Unknown api 'CancelEverything'; known: PlaceOrder, ReversePosition, GetOrders, GetPositions, GetPosition",
+      },
+    });
+  });
+
+  it('missing args or a missing account are 400s that name the fields', async () => {
+    expect(await client.call('a', 'PlaceOrder')).toEqual({
+      id: 'a',
+      status: 400,
+      data: {
+        error:
+          'Invalid request: account: is required; instrument: is required; action: is required; quantity: is required; orderType: is required; timeInForce: is required',
+      },
+    });
+    expect(await client.call('b', 'ReversePosition', ES_MARKET)).toEqual({
+      id: 'b',
+      status: 400,
+      data: { error: 'Invalid request: account: is required' },
+    });
+  });
+
+  it('malformed messages get one 400 reply each and the connection stays open', async () => {
+    const before = server.snapshot();
+    const bad: unknown[] = [
+      'not json',
+      '[1,2]',
+      '"rpc"',
+      { id: 'm1' },
+      { action: 'call', id: 'm2', api: 'PlaceOrder', args: ES },
+      { action: 'rpc', api: 'PlaceOrder', args: ES },
+      { action: 'rpc', id: { nested: true }, api: 'PlaceOrder', args: ES },
+      { action: 'rpc', id: 'm3', args: ES },
+      { action: 'rpc', id: 'm4', api: 7, args: ES },
+      { action: 'rpc', id: 'm5', api: 'PlaceOrder', args: [ES] },
+      { action: 'rpc', id: 6, api: 'PlaceOrder', args: 'Sim101' },
+    ];
+    for (const message of bad) client.send(message);
+    client.send({ action: 'ping' });
+    expect(await client.waitFor(bad.length + 1)).toEqual([
+      { id: null, status: 400, data: { error: 'Invalid request: the message is not valid JSON' } },
+      { id: null, status: 400, data: { error: 'Invalid request: the message must be a JSON object, got an array' } },
+      { id: null, status: 400, data: { error: "Invalid request: the message must be a JSON object, got 'rpc'" } },
+      { id: 'm1', status: 400, data: { error: 'Invalid request: action: is required' } },
+      { id: 'm2', status: 400, data: { error: "Invalid request: action: must be 'rpc' or 'ping', got 'call'" } },
+      { id: null, status: 400, data: { error: 'Invalid request: id: is required' } },
+      { id: null, status: 400, data: { error: 'Invalid request: id: must be a string or a number, got a object' } },
+      { id: 'm3', status: 400, data: { error: 'Invalid request: api: is required' } },
+      { id: 'm4', status: 400, data: { error: 'Invalid request: api: must be a string, got 7' } },
+      { id: 'm5', status: 400, data: { error: 'Invalid request: args: must be an object (account and the order fields), got an array' } },
+      { id: 6, status: 400, data: { error: "Invalid request: args: must be an object (account and the order fields), got 'Sim101'" } },
+      { type: 'pong' },
+    ]);
+    expect(server.snapshot()).toEqual(before);
+    expect(client.socket.readyState).toBe(client.socket.OPEN);
+  });
+
+  it('a message over 64 KiB gets a 413 reply without being parsed; the connection stays open', async () => {
+    client.send(JSON.stringify({ action: 'rpc', id: 'big', api: 'PlaceOrder', args: { ...ES, strategy: 'x'.repeat(70_000) } }));
+    expect(await client.next()).toEqual({ id: null, status: 413, data: { error: 'Message is larger than 64 KiB' } });
+    expect(await client.call('after', 'PlaceOrder', ES)).toMatchObject({ id: 'after', status: 200 });
+  });
+
+  it('pipelined RPCs on one socket each get exactly one reply, matched by id', async () => {
+    const sent = Array.from({ length: 60 }, (_, i) => {
+      const kind = i % 3;
+      const args = kind === 0 ? ES : kind === 1 ? { ...ES, quantity: 0 } : { ...ES, account: 'Nobody' };
+      return { id: `p${i}`, kind, args };
+    });
+    for (const { id, args } of sent) client.send({ action: 'rpc', id, api: 'PlaceOrder', args });
+    const replies = (await client.waitFor(sent.length)) as Array<{ id: string; status: number; data: unknown }>;
+    // Give a stray duplicate reply the chance to arrive before counting.
+    client.send({ action: 'ping' });
+    await client.waitFor(sent.length + 1);
+    expect(client.messages.at(-1)).toEqual({ type: 'pong' });
+    expect(replies.slice(0, sent.length).map((r) => r.id).sort()).toEqual(sent.map((s) => s.id).sort());
+    for (const { id, kind } of sent) {
+      const reply = replies.find((r) => r.id === id)!;
+      expect(reply.status).toBe([200, 400, 404][kind]);
+    }
+    const placed = replies.filter((r) => r.status === 200).map((r) => (r.data as { orderId: string }).orderId);
+    expect(server.engine.listOrders().map((o) => o.id).sort()).toEqual(placed.sort());
+    expect(placed).toHaveLength(20);
+  });
+
+  it('several connections work at once on one store', async () => {
+    const others = await Promise.all([connect(server.wsUrl), connect(server.wsUrl)]);
+    const replies = await Promise.all(others.map((c, i) => c.call(`c${i}`, 'PlaceOrder', ES)));
+    expect(replies.map((r) => r.status)).toEqual([200, 200]);
+    await Promise.all(others.map((c) => c.close()));
+    expect(server.engine.getPosition('Sim101', 'ES 09-25')?.quantity).toBe(2);
+  });
+
+  it('closes clients with 1001 when the server shuts down', async () => {
+    await client.call('before', 'PlaceOrder', ES);
+    await server.close();
+    expect(await client.closed).toEqual({ code: 1001, reason: 'Server shutting down' });
+    server = await startServer(); // for afterEach
+  });
+});
+
+describe('WebSocket upgrade', () => {
+  it('is refused with 401 {error} without the token or with a wrong one', async () => {
+    expect(await refusedUpgrade(server.wsUrl, {})).toEqual({
+      status: 401,
+      body: { error: "Missing bearer token: send 'Authorization: Bearer <token>'" },
+    });
+    expect(await refusedUpgrade(server.wsUrl, { authorization: `Bearer ${TOKEN}x` })).toEqual({
+      status: 401,
+      body: { error: 'Invalid bearer token' },
+    });
+  });
+
+  it('is refused with 404 on another path', async () => {
+    expect(await refusedUpgrade(server.wsUrl.replace('/ws/stream', '/ws/other'), AUTH)).toEqual({
+      status: 404,
+      body: { error: 'Route GET /ws/other not found' },
+    });
+  });
+
+  it('a plain GET of /ws/stream is a 426 {error}', async () => {
+    expect(await server.get('/ws/stream')).toMatchObject({
+      status: 426,
+      body: { error: '/ws/stream takes WebSocket connections only' },
+    });
+  });
+});
