@@ -242,6 +242,10 @@ export const positionsQuerySchema = z.strictObject({
   instrument: instrumentField.optional(),
 });
 export const positionQuerySchema = z.strictObject({ instrument: instrumentField });
+/** Close Position's body: the instrument to flatten. */
+export const closeBodySchema = z.strictObject({ instrument: instrumentField });
+/** Cancel's body, when one is sent: empty. */
+export const cancelBodySchema = z.strictObject({});
 
 /** Validates a read operation's filters with one of the schemas above. Throws ValidationError. */
 export function parseQuery<T>(schema: z.ZodType<T>, input: unknown): T {

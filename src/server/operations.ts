@@ -5,9 +5,13 @@
  */
 import type { Engine, PositionRecord } from '../engine/engine.js';
 import { type FieldIssue, RejectedError, UsageError, ValidationError } from '../order/errors.js';
+import { toClosedPosition } from '../backends/embedded.js';
 import {
+  cancelBodySchema,
+  closeBodySchema,
   type Order,
   ordersQuerySchema,
+  parseOrderId,
   parseAccountName,
   parseOrderBody,
   parseQuery,
@@ -73,6 +77,25 @@ export const OPERATIONS = {
     path: '/v1/api/accounts/:account/positions/reverseposition',
     run(engine, input) {
       return ok({ orderId: engine.reversePosition(orderFrom(input)).orderId });
+    },
+  },
+  Cancel: {
+    method: 'POST',
+    path: '/v1/api/accounts/:account/orders/:orderId/cancel',
+    run(engine, { params, data }) {
+      const account = parseAccountName(params.account);
+      const orderId = parseOrderId(params.orderId);
+      if (data !== undefined) parseQuery(cancelBodySchema, data);
+      return ok({ orderId: engine.cancelOrder(account, orderId).orderId });
+    },
+  },
+  ClosePosition: {
+    method: 'POST',
+    path: '/v1/api/accounts/:account/positions/close',
+    run(engine, { params, data }) {
+      const account = parseAccountName(params.account);
+      const { instrument } = parseQuery(closeBodySchema, data);
+      return ok({ closedPositions: [toClosedPosition(engine.closePosition(account, instrument).closed)] });
     },
   },
   GetOrders: {

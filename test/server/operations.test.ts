@@ -2,11 +2,14 @@
  * The dispatch table: every entry is served on both transports with the same answer, so a new
  * operation is covered here the moment it is added.
  */
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseOrder } from '../../src/order/schema.js';
 import { RejectedError, UsageError, ValidationError } from '../../src/order/errors.js';
 import { errorResult, inputFromArgs, OPERATIONS, type Operation, pathParams } from '../../src/server/operations.js';
 import { connect, ES_MARKET, startServer, type Harness, type RpcClient } from './harness.js';
 
+const WORKING = '<working order>';
 let server: Harness;
 let client: RpcClient;
 beforeAll(async () => {
@@ -33,17 +36,38 @@ const ARG_SETS: Array<Record<string, unknown>> = [
   { account: 'Nobody', instrument: 'ES 09-25' },
   { account: 'Sim101', instrument: 'nonsense' },
   { account: 'Sim101', unknownField: 'x' },
+  { account: 'Sim101', orderId: WORKING },
+  { account: 'Sim101', orderId: 'f'.repeat(32) },
+  { account: 'Sim101', orderId: 'not-an-id' },
 ];
+
+/**
+ * The same starting state before every call, so that operations that change it (Close, Cancel)
+ * meet the same store on both transports: a long position and one working order in ES 09-25.
+ */
+function reset(): string {
+  const db = new Database(server.engine.file);
+  db.exec('DELETE FROM fills; DELETE FROM orders; DELETE FROM positions;');
+  db.close();
+  server.engine.placeOrder(parseOrder({ account: 'Sim101', ...ES_MARKET }));
+  return server.engine.placeOrder(parseOrder({ account: 'Sim101', ...ES_MARKET, orderType: 'LIMIT', limitPrice: 1 })).orderId;
+}
+
+// Order ids and times differ between two runs; everything else must not.
+const normalize = (data: unknown) =>
+  JSON.parse(JSON.stringify(data).replace(/"[0-9a-f]{32}"/g, '"<id>"').replace(/"\d{4}-\d\d-\d\dT[\d:.]+Z"/g, '"<time>"'));
 
 describe('every operation in the table', () => {
   for (const [api, operation] of Object.entries(OPERATIONS) as Array<[string, Operation]>) {
     it(`${api} answers the same status and body over HTTP (${operation.method} ${operation.path}) and WebSocket`, async () => {
-      for (const [i, args] of ARG_SETS.entries()) {
-        const { path, body } = httpRequest(operation, args);
+      // An RPC without one of the path parameters has no HTTP form to compare with.
+      const sets = ARG_SETS.filter((args) => pathParams(operation).every((p) => p in args));
+      expect(sets.length).toBeGreaterThan(0);
+      for (const [i, template] of sets.entries()) {
+        const withWorking = (id: string) => ({ ...template, ...(template.orderId === WORKING ? { orderId: id } : {}) });
+        const { path, body } = httpRequest(operation, withWorking(reset()));
         const overHttp = await server.http(operation.method, path, { body });
-        const overWs = await client.call(`${api}-${i}`, api, args);
-        // Order ids differ between two placements; everything else must not.
-        const normalize = (data: unknown) => JSON.parse(JSON.stringify(data).replace(/"[0-9a-f]{32}"/g, '"<id>"'));
+        const overWs = await client.call(`${api}-${i}`, api, withWorking(reset()));
         expect({ status: overWs.status, data: normalize(overWs.data) }).toEqual({
           status: overHttp.status,
           data: normalize(overHttp.body),

@@ -79,7 +79,7 @@ describe('WebSocket RPC', () => {
       status: 404,
       data: {
         error:
-          "Unknown api 'CancelEverything'; known: PlaceOrder, ReversePosition, GetOrders, GetPositions, GetPosition",
+          "Unknown api 'CancelEverything'; known: PlaceOrder, ReversePosition, Cancel, ClosePosition, GetOrders, GetPositions, GetPosition",
       },
     });
   });
