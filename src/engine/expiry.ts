@@ -16,12 +16,23 @@ function due(core: Core, now: Date): Array<{ row: OrderRow; end: Date }> {
     .filter(({ end }) => end.getTime() <= now.getTime());
 }
 
+let memo: { createdAt: string; end: number } | undefined;
+
+/**
+ * Whether any DAY order is due, in one index probe: a session's end never comes before that of an
+ * order placed earlier, so only the oldest working DAY order needs its session end computed.
+ * Every write asks this first, so it must cost next to nothing when nothing is due.
+ */
 export function hasExpiredDayOrders(core: Core, now: Date): boolean {
-  return due(core, now).length > 0;
+  const oldest = core.q.oldestWorkingDay.get()?.oldest;
+  if (!oldest) return false;
+  if (memo?.createdAt !== oldest) memo = { createdAt: oldest, end: sessionEnd(new Date(oldest)).getTime() };
+  return memo.end <= now.getTime();
 }
 
 /** Expires the DAY orders whose session ended by `now`; returns their ids. */
 export function expireDayOrders(core: Core, now: Date, effects: Effects): string[] {
+  if (!hasExpiredDayOrders(core, now)) return [];
   const expired = due(core, now).filter(({ row, end }) => core.q.finish.run('EXPIRED', end.toISOString(), row.id).changes > 0);
   // Siblings whose own session also ended were expired above; only the others are cancelled.
   for (const { row, end } of expired) cancelSiblings(core, row, end.toISOString(), effects);

@@ -176,6 +176,10 @@ export function prepareQueries(db: Db) {
     workingForInstrument: db.prepare<[string], OrderRow>(
       `SELECT * FROM orders WHERE instrument = ? AND state = 'WORKING' ORDER BY seq`,
     ),
+    /** When the oldest working DAY order was placed: its session ends first. */
+    oldestWorkingDay: db.prepare<[], { oldest: string | null }>(
+      `SELECT MIN(created_at) AS oldest FROM orders WHERE state = 'WORKING' AND time_in_force = 'DAY'`,
+    ),
     workingDay: db.prepare<[], OrderRow>(
       `SELECT * FROM orders WHERE state = 'WORKING' AND time_in_force = 'DAY' ORDER BY seq`,
     ),

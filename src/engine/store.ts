@@ -86,6 +86,27 @@ export const MIGRATIONS: readonly string[] = [
     created_at TEXT NOT NULL
   );
   `,
+  // 3: fewer pages written per order. Working-order indexes cover only working orders, so a
+  // market order that fills at once stays out of them; positions are keyed by their primary
+  // key alone (no rowid b-tree beside it); the oldest working DAY order is one index probe away.
+  `
+  DROP INDEX orders_working;
+  CREATE INDEX orders_working ON orders(instrument, seq) WHERE state = 'WORKING';
+  CREATE INDEX orders_day_working ON orders(created_at) WHERE state = 'WORKING' AND time_in_force = 'DAY';
+  CREATE TABLE positions_v3 (
+    account TEXT NOT NULL,
+    instrument TEXT NOT NULL,
+    quantity INTEGER NOT NULL,
+    avg_price REAL,
+    realized_pnl REAL NOT NULL DEFAULT 0,
+    pnl_known INTEGER NOT NULL DEFAULT 1,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (account, instrument)
+  ) WITHOUT ROWID;
+  INSERT INTO positions_v3 SELECT account, instrument, quantity, avg_price, realized_pnl, pnl_known, updated_at FROM positions;
+  DROP TABLE positions;
+  ALTER TABLE positions_v3 RENAME TO positions;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

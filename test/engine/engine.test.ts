@@ -290,4 +290,33 @@ describe('migration from the first schema', () => {
     expect(engine.listAtmTemplates()).toEqual([]);
     expect(engine.setPrice('ES 09-25', 4399).fills).toEqual([expect.objectContaining({ orderId: 'old', price: 4399 })]);
   });
+
+  it('keeps positions and DAY expiry working across the index and table changes of version 3', () => {
+    engine.close();
+    rmSync(file(), { force: true });
+    const db = new Database(file());
+    db.exec(MIGRATIONS[0]!);
+    db.exec(MIGRATIONS[1]!);
+    db.pragma('user_version = 2');
+    db.prepare(
+      `INSERT INTO positions (account, instrument, quantity, avg_price, realized_pnl, pnl_known, updated_at)
+       VALUES ('Sim101', 'ES 09-25', -3, 4500.5, 12.5, 1, '2025-08-29T14:00:00.000Z')`,
+    ).run();
+    db.prepare(
+      `INSERT INTO orders (id, account, instrument, action, quantity, order_type, time_in_force, limit_price, state, created_at, updated_at)
+       VALUES ('day', 'Sim101', 'ES 09-25', 'BUY', 1, 'LIMIT', 'DAY', 4400, 'WORKING', '2025-08-29T14:00:00.000Z', '2025-08-29T14:00:00.000Z')`,
+    ).run();
+    db.close();
+    engine = createEngine(file(), { now: () => new Date('2025-09-01T14:00:00Z') });
+    expect(engine.listPositions()).toEqual([
+      { account: 'Sim101', instrument: 'ES 09-25', quantity: -3, avgPrice: 4500.5, realizedPnl: 12.5 },
+    ]);
+    // Placed on Friday 29 August, the DAY order expired at that session's end.
+    expect(engine.listOrders()).toEqual([expect.objectContaining({ id: 'day', state: 'EXPIRED' })]);
+    const check = new Database(file(), { readonly: true });
+    expect(check.prepare(`SELECT sql FROM sqlite_schema WHERE name = 'positions'`).get()).toEqual({
+      sql: expect.stringContaining('WITHOUT ROWID'),
+    });
+    check.close();
+  });
 });

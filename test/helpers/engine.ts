@@ -35,7 +35,7 @@ export function testEngine(startAt = '2025-09-02T14:00:00Z'): TestEngine {
     snapshot() {
       const db = new Database(file, { readonly: true });
       const tables = ['orders', 'fills', 'positions', 'prices', 'atm_templates', 'accounts'];
-      const state = Object.fromEntries(tables.map((table) => [table, db.prepare(`SELECT * FROM ${table} ORDER BY rowid`).all()]));
+      const state = Object.fromEntries(tables.map((table) => [table, db.prepare(`SELECT * FROM ${table} ORDER BY 1, 2`).all()]));
       db.close();
       return state;
     },
