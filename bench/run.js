@@ -2,15 +2,24 @@
 // same session. Prints a table and writes bench/results.json. Not part of `npm test`.
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
+import { benchBatch } from './batch.js';
 import { benchEngine } from './engine.js';
+import { benchHttp } from './http.js';
 import { benchStartup } from './startup.js';
 import { printTable } from './util.js';
+import { benchWs } from './ws.js';
 
 const results = { date: new Date().toISOString(), node: process.version, cpus: cpus().length };
 console.error('start-up…');
 results.startup = benchStartup();
 console.error('engine…');
 results.engine = await benchEngine();
+console.error('trade serve over HTTP…');
+results.http = await benchHttp();
+console.error('WebSocket RPC…');
+results.ws = await benchWs();
+console.error('trade batch…');
+results.batch = await benchBatch();
 
 const s = results.startup;
 printTable([
@@ -21,6 +30,12 @@ printTable([
   ['trade place peak RSS', `${s.placePeakRss.placeKiB} KiB`, `node -e 0: ${s.placePeakRss.nodeKiB} KiB`, `${s.placePeakRss.ratioToNode}x`, '<= 1.5x'],
   ['engine place', `${results.engine.placePerSecond} orders/s`, '', '', '>= 20000/s'],
   ['engine reverse', `${results.engine.reversePerSecond} reverses/s`, '', '', ''],
+  ['serve HTTP place', `${results.http.servePlacePerSecond} req/s`, `bare node:http: ${results.http.barePerSecond} req/s`, `${results.http.ratioToBare}x`, '>= 0.40x'],
+  ['serve HTTP p99', `${results.http.serveP99Ms} ms`, `bare: ${results.http.bareP99Ms} ms`, '', ''],
+  ['WS RPC, 1 connection', `${results.ws.rpcPerSecond} orders/s`, '', '', ''],
+  ['batch embedded', `${results.batch.embedded} orders/s`, `shell loop: ${results.batch.shellLoop}/s`, `${(results.batch.embedded / results.batch.shellLoop).toFixed(0)}x`, ''],
+  ['batch http', `${results.batch.http} orders/s`, `shell loop: ${results.batch.shellLoop}/s`, `${(results.batch.http / results.batch.shellLoop).toFixed(0)}x`, ''],
+  ['batch ws', `${results.batch.ws} orders/s`, `shell loop: ${results.batch.shellLoop}/s`, `${(results.batch.ws / results.batch.shellLoop).toFixed(0)}x`, '>= 5000/s'],
 ]);
 writeFileSync(new URL('./results.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
 console.error('wrote bench/results.json');

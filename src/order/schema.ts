@@ -103,7 +103,9 @@ export const orderBodyShape = {
 
 export const orderBodySchema = z.strictObject(orderBodyShape);
 /** The body plus the account: what the CLI builds and the WebSocket `args` carry. */
-export const orderSchema = z.strictObject({ account: nameField('account name'), ...orderBodyShape });
+/** Built once: constructing a zod schema costs far more than running it. */
+const accountNameField = nameField('account name');
+export const orderSchema = z.strictObject({ account: accountNameField, ...orderBodyShape });
 
 export type OrderBody = z.output<typeof orderBodySchema>;
 export type Order = z.output<typeof orderSchema>;
@@ -186,7 +188,7 @@ function parseField<T>(schema: z.ZodType<T>, field: string, input: unknown): T {
 
 /** Validates an account name on its own (path parameters, `accounts add`). */
 export function parseAccountName(input: unknown): string {
-  return parseField(nameField('account name'), 'account', input);
+  return parseField(accountNameField, 'account', input);
 }
 
 /** Validates and normalizes an instrument on its own (`price set`, `close`). */
@@ -200,8 +202,9 @@ export function parsePrice(input: unknown): number {
 }
 
 /** Validates an order id given by a client (`cancel`). Unknown ids are the engine's to reject. */
+const orderIdField = nameField('order id');
 export function parseOrderId(input: unknown): string {
-  return parseField(nameField('order id'), 'orderId', input);
+  return parseField(orderIdField, 'orderId', input);
 }
 
 /** Sanity bound for ATM distances, in ticks. */
@@ -238,7 +241,7 @@ export function parseAtmTemplate(input: unknown): AtmTemplate {
  */
 export const ordersQuerySchema = z.strictObject({ instrument: instrumentField.optional() });
 export const positionsQuerySchema = z.strictObject({
-  account: nameField('account name').optional(),
+  account: accountNameField.optional(),
   instrument: instrumentField.optional(),
 });
 export const positionQuerySchema = z.strictObject({ instrument: instrumentField });
