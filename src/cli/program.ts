@@ -371,6 +371,22 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     });
 
   program
+    .command('doctor')
+    .summary('Check the set-up: backend, config, data, token, service')
+    .description(
+      'Show the backend that would be used and where that choice comes from, where config and data live, whether a token is set (masked), the embedded store\'s schema and contents, and for http or ws whether the service answers and takes the token (an authenticated read or a ping: nothing is placed). Exit 0 when every check passes, 3 for a config or token problem, 4 when the service is unreachable, 1 when the store cannot be used.',
+    )
+    .option('--json', 'print the report as one JSON object')
+    .addHelpText(
+      'after',
+      examples('trade doctor', 'trade --profile live doctor', 'TRADE_BACKEND=ws trade doctor --json'),
+    )
+    .action(async (options) => {
+      const { runDoctor } = await import('./commands/doctor.js');
+      await runDoctor(ctx, options);
+    });
+
+  program
     .command('serve')
     .summary("Serve the service's API over the embedded engine")
     .description(

@@ -165,6 +165,9 @@ describe('the installed package', () => {
     expect(placed.stdout).toContain(`backend   embedded (${join(home, 'data', 'trade.db')})`);
     const orders = await runInstalled(['orders', '--json'], home);
     expect(JSON.parse(orders.stdout).orders).toEqual([expect.objectContaining({ instrument: 'ES 09-25', action: 'BUY', state: 'FILLED' })]);
+    const doctor = await runInstalled(['doctor'], home);
+    expect(doctor.code).toBe(0);
+    expect(doctor.stdout).toContain(`${join(home, 'data', 'trade.db')}: schema 2; 1 account, 1 order (0 working), 1 open position`);
     // Its better-sqlite3 is the installed copy: the checkout's node_modules is nowhere on its path.
     const installed = join(prefix, 'lib', 'node_modules', PKG.name, 'node_modules', 'better-sqlite3', BINARY);
     expect(readFileSync(installed).equals(readFileSync(join(SQLITE_DIR, BINARY)))).toBe(true);
