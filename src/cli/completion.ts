@@ -121,7 +121,7 @@ export function fishScript(program: Command): string {
       : `__fish_seen_subcommand_from ${seen.at(-1)}${seen.length > 1 ? `; and __fish_seen_subcommand_from ${seen[0]}` : ''}`;
     for (const child of node.command.commands) {
       if (child.name() === 'help') continue;
-      lines.push(`complete -c trade -n '${condition}' -a ${child.name()} -d '${fishEscape(child.description().split('.')[0]!)}'`);
+      lines.push(`complete -c trade -n '${condition}' -a ${child.name()} -d '${fishEscape(child.summary() || child.description().split('.')[0]!)}'`);
     }
     for (const value of ARGUMENT_VALUES[node.path] ?? []) lines.push(`complete -c trade -n '${condition}' -a ${value}`);
     for (const option of visibleOptions(node.command)) {

@@ -3,7 +3,7 @@ import type { ChalkInstance } from 'chalk';
 import type { CancelResult, CloseResult, OrderRecord, OrderResult, PositionRecord } from '../backends/types.js';
 import type { PriceOutcome } from '../engine/engine.js';
 import { describeOrder, type Order } from '../order/schema.js';
-import { table } from './io.js';
+import { fitTable, type FittedTable } from './io.js';
 
 export function formatPrice(price: number | null | undefined): string {
   return price === null || price === undefined ? '—' : String(Number(price.toFixed(8)));
@@ -58,9 +58,10 @@ export function formatOrderResult(
   return [...lines, ...rows(pairs)];
 }
 
-export function formatPositions(positions: PositionRecord[], includeFlat = false): string[] {
-  if (positions.length === 0) return [includeFlat ? 'No positions.' : 'No open positions.'];
-  return table(
+/** `width`: fit to a terminal this wide (see fitTable). */
+export function formatPositions(positions: PositionRecord[], includeFlat = false, width?: number): FittedTable {
+  if (positions.length === 0) return { lines: [includeFlat ? 'No positions.' : 'No open positions.'], hidden: [] };
+  return fitTable(
     ['ACCOUNT', 'INSTRUMENT', 'QTY', 'AVG PRICE', 'REALIZED P&L'],
     positions.map((p) => [
       p.account,
@@ -69,12 +70,16 @@ export function formatPositions(positions: PositionRecord[], includeFlat = false
       formatPrice(p.avgPrice),
       p.realizedPnl === null ? 'unknown' : formatPrice(p.realizedPnl),
     ]),
+    { width, optional: ['REALIZED P&L', 'AVG PRICE'] },
   );
 }
 
-export function formatOrders(orders: OrderRecord[]): string[] {
-  if (orders.length === 0) return ['No orders.'];
-  return table(
+/** Left out first when the terminal is narrow; the id, instrument, side, size, type and state stay. */
+const ORDER_COLUMNS_OPTIONAL = ['CREATED', 'TIF', 'FILLED', 'AVG FILL', 'STOP', 'LIMIT', 'ACCOUNT'];
+
+export function formatOrders(orders: OrderRecord[], width?: number): FittedTable {
+  if (orders.length === 0) return { lines: ['No orders.'], hidden: [] };
+  return fitTable(
     ['ORDER ID', 'ACCOUNT', 'INSTRUMENT', 'ACTION', 'QTY', 'TYPE', 'LIMIT', 'STOP', 'TIF', 'STATE', 'FILLED', 'AVG FILL', 'CREATED'],
     orders.map((o) => [
       o.id,
@@ -91,6 +96,7 @@ export function formatOrders(orders: OrderRecord[]): string[] {
       o.state === 'FILLED' && o.avgFillPrice === null ? 'unknown' : formatPrice(o.avgFillPrice),
       o.createdAt,
     ]),
+    { width, optional: ORDER_COLUMNS_OPTIONAL },
   );
 }
 

@@ -1,6 +1,7 @@
 /**
  * Streams for a command: data to stdout, messages to stderr. Colour follows NO_COLOR and
- * FORCE_COLOR, and is off when the stream is not a terminal.
+ * FORCE_COLOR, and is off when the stream is not a terminal. Tables are fitted to the terminal's
+ * width only at a terminal: piped output is never cut.
  */
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { Env } from '../config/paths.js';
@@ -26,18 +27,41 @@ export interface Io {
   /** Colours for stdout and for stderr, each decided by its own stream. */
   color: ChalkInstance;
   errColor: ChalkInstance;
+  /** The width to fit tables to: set only when stdout is a terminal. */
+  width?: number;
 }
 
+/**
+ * NO_COLOR (no-color.org) wins; then FORCE_COLOR (force-color.org: 0 or false off, 2 or 3 more
+ * colours, anything else on, even when piped); otherwise colour only at a terminal.
+ * Either variable set to the empty string counts as unset.
+ */
 export function colorLevel(env: Env, stream: OutputStream): 0 | 1 | 2 | 3 {
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return 0;
   const force = env.FORCE_COLOR;
-  if (force !== undefined) {
+  if (force !== undefined && force !== '') {
     if (force === '0' || force === 'false') return 0;
     if (force === '2' || force === '3') return Number(force) as 2 | 3;
     return 1;
   }
   if (!stream.isTTY || env.TERM === 'dumb') return 0;
   return 1;
+}
+
+function columnsFromEnv(env: Env): number | undefined {
+  const n = Number(env.COLUMNS);
+  return env.COLUMNS && Number.isInteger(n) && n > 0 ? n : undefined;
+}
+
+/** A terminal's width: COLUMNS when set (as `ls` and Python do), else the stream's own. */
+export function terminalWidth(stream: OutputStream, env: Env): number | undefined {
+  if (!stream.isTTY) return undefined;
+  return columnsFromEnv(env) ?? (stream.columns && stream.columns > 0 ? stream.columns : undefined);
+}
+
+/** The width help text wraps at: the terminal's, else COLUMNS, else undefined (commander's 80). */
+export function helpWidth(stream: OutputStream, env: Env): number | undefined {
+  return terminalWidth(stream, env) ?? columnsFromEnv(env);
 }
 
 export function createIo(streams: { stdin: InputStream; stdout: OutputStream; stderr: OutputStream }, env: Env): Io {
@@ -47,16 +71,58 @@ export function createIo(streams: { stdin: InputStream; stdout: OutputStream; st
     err: (line = '') => void streams.stderr.write(`${line}\n`),
     color: new Chalk({ level: colorLevel(env, streams.stdout) }),
     errColor: new Chalk({ level: colorLevel(env, streams.stderr) }),
+    width: terminalWidth(streams.stdout, env),
   };
 }
 
-/** Left-aligned columns with two spaces between them; a header row first. */
-export function table(header: string[], rows: string[][]): string[] {
+export interface FittedTable {
+  lines: string[];
+  /** Columns left out to fit the width. */
+  hidden: string[];
+}
+
+export interface TableOptions {
+  /** Fit to this width; undefined never leaves anything out. */
+  width?: number;
+  /** Header names that may be left out to fit, the least needed first. */
+  optional?: string[];
+}
+
+/**
+ * Left-aligned columns with two spaces between them; a header row first. When the table is wider
+ * than `width`, the optional columns are left out one by one until it fits; a table that still
+ * does not fit is printed whole and the terminal wraps it. Cells are never cut, so an order id on
+ * screen can always be copied.
+ */
+export function fitTable(header: string[], rows: string[][], options: TableOptions = {}): FittedTable {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  let shown = header.map((_, i) => i);
+  const total = (columns: number[]) => columns.reduce((sum, i) => sum + widths[i]!, 0) + 2 * (columns.length - 1);
+  const hidden: string[] = [];
+  if (options.width !== undefined) {
+    for (const name of options.optional ?? []) {
+      if (total(shown) <= options.width) break;
+      const index = header.indexOf(name);
+      if (index < 0 || !shown.includes(index)) continue;
+      shown = shown.filter((i) => i !== index);
+      hidden.push(name);
+    }
+  }
   const line = (cells: string[]) =>
-    cells
-      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
+    shown
+      .map((i, k) => (k === shown.length - 1 ? (cells[i] ?? '') : (cells[i] ?? '').padEnd(widths[i]!)))
       .join('  ')
       .trimEnd();
-  return [line(header), ...rows.map(line)];
+  return { lines: [line(header), ...rows.map(line)], hidden };
+}
+
+export function table(header: string[], rows: string[][]): string[] {
+  return fitTable(header, rows).lines;
+}
+
+/** Writes a fitted table to stdout, and says on stderr which columns were left out. */
+export function printTable(io: Io, fitted: FittedTable): void {
+  for (const line of fitted.lines) io.out(line);
+  if (fitted.hidden.length > 0)
+    io.err(io.errColor.dim(`Not shown, to fit the terminal: ${fitted.hidden.join(', ')} (widen it, or use --json).`));
 }

@@ -3,7 +3,7 @@
  */
 import { CommanderError } from 'commander';
 import type { Env } from '../config/paths.js';
-import { CancelledError, ExitCode, TradeError } from '../order/errors.js';
+import { CancelledError, ExitCode, IncompleteError, TradeError } from '../order/errors.js';
 import { createContext, type ContextOptions } from './context.js';
 import { createIo, type InputStream, type Io, type OutputStream } from './io.js';
 import { buildProgram } from './program.js';
@@ -43,7 +43,8 @@ function report(error: unknown, rawIo: Io, json: boolean, secrets: string[]): nu
     return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
   }
   if (error instanceof TradeError) {
-    if (json) io.out(JSON.stringify({ error: error.message }));
+    // A command that ends incomplete has already written its own results (a batch, a doctor report).
+    if (json && !(error instanceof IncompleteError)) io.out(JSON.stringify({ error: error.message }));
     // A person said no: not an error, just what happened.
     else if (error instanceof CancelledError) io.err(error.message);
     else io.err(io.errColor.red(`Error: ${error.message}`));

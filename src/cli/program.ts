@@ -5,7 +5,7 @@
 import { Command, Option } from 'commander';
 import { VERSION } from '../version.js';
 import type { MutableContext } from './context.js';
-import type { Io } from './io.js';
+import { helpWidth, type Io } from './io.js';
 
 function examples(...lines: string[]): string {
   return `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;
@@ -44,13 +44,20 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
       ctx.setGlobalFlags({ backend, profile, insecure });
     })
     .showSuggestionAfterError(true)
-    .configureHelp({ showGlobalOptions: true })
+    // Wrap descriptions even in a narrow terminal (commander's own floor is 40 columns).
+    .configureHelp({ showGlobalOptions: true, minWidthToWrap: 24 })
     .exitOverride()
     .configureOutput({
       writeOut: (s) => void io.stdout.write(s),
       writeErr: (s) => void io.stderr.write(s),
       outputError: (s, write) => write(io.errColor.red(s)),
+      // The same streams and rules as everything else prints by, not process.stdout's.
+      getOutHelpWidth: () => helpWidth(io.stdout, ctx.env) ?? 80,
+      getErrHelpWidth: () => helpWidth(io.stderr, ctx.env) ?? 80,
+      getOutHasColors: () => io.color.level > 0,
+      getErrHasColors: () => io.errColor.level > 0,
     })
+    .helpCommand('help [command]', 'Show help for a command')
     .addHelpText(
       'after',
       examples(
@@ -64,6 +71,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
   addOrderOptions(
     program
       .command('place')
+      .summary('Place an order')
       .description(
         'Place an order (Place Order). At a terminal, asks for the fields the flags leave out, then confirms; otherwise every required flag must be given.',
       )
@@ -84,6 +92,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
   addOrderOptions(
     program
       .command('reverse')
+      .summary('Reverse a position: close it, place a new order')
       .description(
         'Reverse a position (Reverse Position): cancel the working orders in the instrument, close the position, then place the new order. Fails, changing nothing, when no position is open.',
       )
@@ -101,6 +110,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
 
   program
     .command('cancel')
+    .summary('Cancel a working order and its OCO group')
     .description(
       'Cancel a working order (Cancel). Orders in its OCO group are cancelled with it. A filled, cancelled, expired or unknown order is refused.',
     )
@@ -118,6 +128,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
 
   program
     .command('close')
+    .summary('Close a position at market')
     .description(
       "Close a position (Close Position): cancel the instrument's working orders in the account, then flatten at market.",
     )
@@ -132,6 +143,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
 
   const price = program
     .command('price')
+    .summary('Set and list last prices on the embedded engine')
     .description('Set and list last prices on the embedded engine; a new price fills the working orders it crosses.')
     .addHelpText('after', examples(`trade price set "ES 09-25" 4500.25`, 'trade price list'));
   price
@@ -157,6 +169,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
 
   const atm = program
     .command('atm')
+    .summary('Manage ATM strategy templates (brackets)')
     .description('Manage ATM strategy templates: the stop-loss and profit-target an entry gets when it fills.')
     .addHelpText('after', examples('trade atm add Scalp --stop-loss 8 --profit-target 16', 'trade atm list', 'trade atm remove Scalp'));
   atm
@@ -197,6 +210,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
 
   program
     .command('positions')
+    .summary('List open positions')
     .description('List open positions (net per account and instrument).')
     .option('--account <name>', 'only this account')
     .option('--instrument <instrument>', 'only this instrument')
@@ -210,6 +224,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
 
   program
     .command('orders')
+    .summary('List orders with their state and fills')
     .description('List orders, oldest first, with their state and fills.')
     .option('--account <name>', 'only this account')
     .option('--instrument <instrument>', 'only this instrument')
@@ -222,6 +237,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
 
   const accounts = program
     .command('accounts')
+    .summary("Manage the embedded engine's simulation accounts")
     .description('Manage the simulation accounts of the embedded engine.')
     .addHelpText('after', examples('trade accounts list', 'trade accounts add Sim102'));
   accounts
@@ -246,6 +262,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
 
   program
     .command('batch')
+    .summary('Send many orders from NDJSON over one connection')
     .description(
       'Send many orders over one connection: NDJSON lines {"api":"PlaceOrder"|"ReversePosition","args":{account,...},"id"?} in, one {"line","id","status","data"} line out per input line, in order.',
     )
@@ -267,6 +284,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
 
   const config = program
     .command('config')
+    .summary('Read and change the config for a --profile')
     .description('Read and change the config store (file mode 0600) for the chosen --profile.')
     .addHelpText('after', () => `${configKeysHelpText()}${examples(
       'trade config set base-url https://trading.example.com',
@@ -325,6 +343,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
 
   program
     .command('login')
+    .summary('Save the access token for a --profile')
     .description('Save the access token for the chosen --profile, from a masked prompt or from stdin.')
     .option('--token-stdin', 'read the token from stdin (for scripts)')
     .addHelpText('after', examples('trade login', 'trade --profile live login --token-stdin < ~/.secrets/trade-token'))
@@ -335,6 +354,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
 
   program
     .command('completion')
+    .summary('Print a shell completion script')
     .description('Print a shell completion script (commands, flags and their values) for bash, zsh or fish.')
     .argument('<shell>', 'bash, zsh or fish')
     .addHelpText(
@@ -351,7 +371,24 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     });
 
   program
+    .command('doctor')
+    .summary('Check the set-up: backend, config, data, token, service')
+    .description(
+      'Show the backend that would be used and where that choice comes from, where config and data live, whether a token is set (masked), the embedded store\'s schema and contents, and for http or ws whether the service answers and takes the token (an authenticated read or a ping: nothing is placed). Exit 0 when every check passes, 3 for a config or token problem, 4 when the service is unreachable, 1 when the store cannot be used.',
+    )
+    .option('--json', 'print the report as one JSON object')
+    .addHelpText(
+      'after',
+      examples('trade doctor', 'trade --profile live doctor', 'TRADE_BACKEND=ws trade doctor --json'),
+    )
+    .action(async (options) => {
+      const { runDoctor } = await import('./commands/doctor.js');
+      await runDoctor(ctx, options);
+    });
+
+  program
     .command('serve')
+    .summary("Serve the service's API over the embedded engine")
     .description(
       "Serve the order service's HTTP and WebSocket API over the embedded engine, for curl, scripts and bots. Every request needs 'Authorization: Bearer <token>'.",
     )

@@ -140,3 +140,42 @@ function migrate(db: Db): void {
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
 }
+
+export interface StoreSummary {
+  /** The store's schema version (SQLite user_version); SCHEMA_VERSION is the one this build writes. */
+  schemaVersion: number;
+  accounts: number;
+  orders: number;
+  workingOrders: number;
+  openPositions: number;
+  prices: number;
+  atmTemplates: number;
+}
+
+/**
+ * What a store holds, read without changing it: opened read-only, never created or migrated
+ * (`trade doctor` must not alter what it inspects). Throws when the file is not a store.
+ */
+export function summarizeStore(file: string): StoreSummary {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    const schemaVersion = db.pragma('user_version', { simple: true }) as number;
+    const tables = new Set(
+      (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map((t) => t.name),
+    );
+    const count = (table: string, where = '') =>
+      tables.has(table) ? (db.prepare(`SELECT count(*) AS n FROM ${table} ${where}`).get() as { n: number }).n : 0;
+    return {
+      schemaVersion,
+      accounts: count('accounts'),
+      orders: count('orders'),
+      workingOrders: count('orders', "WHERE state = 'WORKING'"),
+      openPositions: count('positions', 'WHERE quantity <> 0'),
+      prices: count('prices'),
+      atmTemplates: count('atm_templates'),
+    };
+  } finally {
+    db.close();
+  }
+}

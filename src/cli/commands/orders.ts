@@ -1,5 +1,6 @@
 import { using, type CommandContext } from '../context.js';
 import { formatOrders } from '../format.js';
+import { printTable } from '../io.js';
 import type { ListOptions } from './positions.js';
 
 export async function runOrders(ctx: CommandContext, options: ListOptions): Promise<void> {
@@ -12,6 +13,6 @@ export async function runOrders(ctx: CommandContext, options: ListOptions): Prom
     ctx.io.out(JSON.stringify({ orders, success: true }));
     return;
   }
-  for (const line of formatOrders(orders)) ctx.io.out(line);
+  printTable(ctx.io, formatOrders(orders, ctx.io.width));
   ctx.io.err(ctx.io.errColor.dim(`backend: ${backend.label}`));
 }

@@ -1,5 +1,6 @@
 import { using, type CommandContext } from '../context.js';
 import { formatPositions } from '../format.js';
+import { printTable } from '../io.js';
 
 export interface ListOptions {
   account?: string;
@@ -23,6 +24,6 @@ export async function runPositions(ctx: CommandContext, options: ListOptions): P
     ctx.io.out(JSON.stringify({ positions, success: true }));
     return;
   }
-  for (const line of formatPositions(positions, options.all)) ctx.io.out(line);
+  printTable(ctx.io, formatPositions(positions, options.all, ctx.io.width));
   ctx.io.err(ctx.io.errColor.dim(`backend: ${backend.label}`));
 }

@@ -1,0 +1,293 @@
+/**
+ * `trade doctor`: what this machine's trade would use and whether it works, without placing
+ * anything. The backend and where that choice came from, where config and data live, the token
+ * (masked, always), the embedded store's schema and contents, and for a remote backend one
+ * authenticated read (http) or a ping (ws).
+ */
+import { existsSync } from 'node:fs';
+import { dataDir } from '../../config/paths.js';
+import { ENV_FOR, type ConfigKey, maskToken } from '../../config/keys.js';
+import { configPath, type Settings, type Source } from '../../config/settings.js';
+import { ExitCode, IncompleteError, TradeError } from '../../order/errors.js';
+import type { ProbeResult } from '../../backends/probe.js';
+import type { StoreSummary } from '../../engine/store.js';
+import { VERSION } from '../../version.js';
+import type { CommandContext } from '../context.js';
+
+export interface DoctorOptions {
+  json?: boolean;
+}
+
+type CheckStatus = 'pass' | 'warn' | 'fail';
+
+interface Check {
+  name: 'config' | 'store' | 'service';
+  status: CheckStatus;
+  message: string;
+  hint?: string;
+  /** The exit code a failure stands for. */
+  exitCode?: number;
+}
+
+interface Value {
+  value: string | null;
+  source: Source | 'derived' | null;
+}
+
+interface StoreReport extends Partial<StoreSummary> {
+  path: string;
+  exists: boolean;
+  currentSchemaVersion?: number;
+}
+
+export interface DoctorReport {
+  version: string;
+  node: string;
+  platform: string;
+  profile: string | null;
+  backend: Value;
+  config: { path: string; exists: boolean };
+  data: { path: string; source: 'TRADE_HOME' | 'default' };
+  token: { set: boolean; masked: string | null; source: Source | null };
+  baseUrl: Value;
+  wsUrl: Value;
+  store: StoreReport | null;
+  service: ProbeResult | null;
+  checks: Check[];
+  ok: boolean;
+}
+
+function value(settings: Settings, key: ConfigKey, raw: string | undefined): Value {
+  if (raw === undefined) return { value: null, source: null };
+  return { value: raw, source: settings.sources[key] ?? (key === 'ws-url' ? 'derived' : 'default') };
+}
+
+/** "TRADE_BACKEND", "--backend", "config (profile live)", "default", "derived from base-url". */
+function sourceText(key: ConfigKey, source: Value['source'], profile: string | null): string {
+  switch (source) {
+    case 'flag':
+      return `--${key}`;
+    case 'env':
+      return ENV_FOR[key];
+    case 'config':
+      return `config, profile ${profile}`;
+    case 'derived':
+      return 'derived from base-url';
+    default:
+      return 'default';
+  }
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+async function checkStore(file: string): Promise<{ store: StoreReport; check: Check }> {
+  const store: StoreReport = { path: file, exists: existsSync(file) };
+  if (!store.exists) return { store, check: { name: 'store', status: 'pass', message: `${file}: not created yet; the first command that needs it creates it` } };
+  const { summarizeStore, SCHEMA_VERSION } = await import('../../engine/store.js');
+  store.currentSchemaVersion = SCHEMA_VERSION;
+  let summary: StoreSummary;
+  try {
+    summary = summarizeStore(file);
+  } catch (error) {
+    return {
+      store,
+      check: { name: 'store', status: 'fail', message: `${file} cannot be read: ${(error as Error).message}`, exitCode: ExitCode.rejected },
+    };
+  }
+  Object.assign(store, summary);
+  const contents = [
+    plural(summary.accounts, 'account'),
+    `${plural(summary.orders, 'order')} (${summary.workingOrders} working)`,
+    plural(summary.openPositions, 'open position'),
+    plural(summary.prices, 'price'),
+    plural(summary.atmTemplates, 'ATM template'),
+  ].join(', ');
+  if (summary.schemaVersion > SCHEMA_VERSION)
+    return {
+      store,
+      check: {
+        name: 'store',
+        status: 'fail',
+        message: `${file}: schema ${summary.schemaVersion}, written by a newer trade (this one knows ${SCHEMA_VERSION})`,
+        hint: 'Update trade (npm install -g trade), or point TRADE_HOME at another directory.',
+        exitCode: ExitCode.rejected,
+      },
+    };
+  const schema =
+    summary.schemaVersion === SCHEMA_VERSION
+      ? `schema ${summary.schemaVersion}`
+      : `schema ${summary.schemaVersion}, migrated to ${SCHEMA_VERSION} on next use`;
+  return { store, check: { name: 'store', status: 'pass', message: `${file}: ${schema}; ${contents}` } };
+}
+
+function serviceCheck(probe: ProbeResult, profile: string): Check {
+  const request = probe.transport === 'http' ? `GET ${probe.url}` : `ping over ${probe.url}`;
+  const timing = `${request}: ${probe.detail} in ${probe.ms} ms`;
+  const login = `trade login${profile === 'default' ? '' : ` --profile ${profile}`}`;
+  switch (probe.status) {
+    case 'ok':
+      return { name: 'service', status: 'pass', message: `reachable, token accepted (${timing})` };
+    case 'auth-refused':
+      return {
+        name: 'service',
+        status: 'fail',
+        message: `reachable, but the token was refused (${timing})`,
+        hint: `Set a valid token with \`${login}\` (or TRADE_TOKEN).`,
+        exitCode: ExitCode.config,
+      };
+    case 'unreachable':
+      return {
+        name: 'service',
+        status: 'fail',
+        message: `unreachable (${timing})`,
+        hint: `Check ${probe.transport === 'http' ? 'base-url' : 'ws-url / base-url'} (\`trade config list\`) and that the service is running.`,
+        exitCode: ExitCode.network,
+      };
+    case 'unexpected':
+      return {
+        name: 'service',
+        status: 'fail',
+        message: `reachable, but not answering as the order service (${timing})`,
+        hint:
+          probe.httpStatus === 404
+            ? `Check ${probe.transport === 'http' ? 'base-url' : 'ws-url'}: nothing answers ${probe.transport === 'http' ? 'the API' : 'WebSocket'} there.`
+            : undefined,
+        exitCode: probe.httpStatus === 404 ? ExitCode.config : probe.httpStatus === 429 ? ExitCode.rateLimited : ExitCode.network,
+      };
+  }
+}
+
+/** Everything doctor finds; reads only. */
+export async function collectDoctorReport(ctx: CommandContext): Promise<DoctorReport> {
+  const env = ctx.env;
+  const checks: Check[] = [];
+  const report: DoctorReport = {
+    version: VERSION,
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+    profile: null,
+    backend: { value: null, source: null },
+    config: { path: configPath(env), exists: existsSync(configPath(env)) },
+    data: { path: dataDir(env), source: env.TRADE_HOME ? 'TRADE_HOME' : 'default' },
+    token: { set: false, masked: null, source: null },
+    baseUrl: { value: null, source: null },
+    wsUrl: { value: null, source: null },
+    store: null,
+    service: null,
+    checks,
+    ok: false,
+  };
+
+  let settings: Settings;
+  try {
+    settings = await ctx.settings();
+  } catch (error) {
+    if (!(error instanceof TradeError)) throw error;
+    checks.push({ name: 'config', status: 'fail', message: error.message, hint: error.hint, exitCode: error.exitCode });
+    return report;
+  }
+  report.profile = settings.profile;
+  report.backend = { value: settings.backend, source: settings.sources.backend ?? 'default' };
+  report.token = settings.token
+    ? { set: true, masked: maskToken(settings.token), source: settings.sources.token ?? null }
+    : { set: false, masked: null, source: null };
+  report.baseUrl = value(settings, 'base-url', settings.baseUrl);
+  report.wsUrl = value(settings, 'ws-url', settings.wsUrl);
+
+  if (settings.backend === 'embedded') {
+    checks.push({ name: 'config', status: 'pass', message: 'the embedded backend needs no URL or token' });
+    const { store, check } = await checkStore(ctx.storeFile());
+    report.store = store;
+    checks.push(check);
+  } else {
+    const remote = settings.backend;
+    const url = remote === 'http' ? settings.baseUrl : settings.wsUrl;
+    const profile = settings.profile === 'default' ? '' : ` --profile ${settings.profile}`;
+    let problem: Check | undefined;
+    if (!url)
+      problem = {
+        name: 'config',
+        status: 'fail',
+        message: `the ${remote} backend needs ${remote === 'http' ? 'a base URL' : 'a WebSocket URL'}, and none is set`,
+        hint: `Set one with \`trade config set${profile} base-url https://HOST\` (or TRADE_BASE_URL).`,
+        exitCode: ExitCode.config,
+      };
+    else if (!settings.token)
+      problem = {
+        name: 'config',
+        status: 'fail',
+        message: `the ${remote} backend needs a token, and none is set`,
+        hint: `Set one with \`trade login${profile}\` (or TRADE_TOKEN).`,
+        exitCode: ExitCode.config,
+      };
+    else {
+      const { checkTransport } = await import('../../backends/remote.js');
+      try {
+        checkTransport(url, settings.insecure);
+      } catch (error) {
+        if (!(error instanceof TradeError)) throw error;
+        problem = { name: 'config', status: 'fail', message: error.message, hint: error.hint, exitCode: error.exitCode };
+      }
+    }
+    if (problem) checks.push(problem);
+    else {
+      checks.push({ name: 'config', status: 'pass', message: `${remote === 'http' ? 'base-url' : 'ws-url'} and token are set` });
+      if (remote === 'ws' && !settings.baseUrl)
+        checks.push({
+          name: 'config',
+          status: 'warn',
+          message: 'base-url is not set: `trade positions` and `trade orders` read over HTTP and need it',
+        });
+      const { probeHttp, probeWs } = await import('../../backends/probe.js');
+      const probe = remote === 'http'
+        ? await probeHttp(url!, settings.token!, settings.timeoutMs)
+        : await probeWs(url!, settings.token!, settings.timeoutMs);
+      report.service = probe;
+      checks.push(serviceCheck(probe, settings.profile));
+    }
+  }
+  report.ok = checks.every((c) => c.status !== 'fail');
+  return report;
+}
+
+const MARK: Record<CheckStatus, string> = { pass: '✔', warn: '!', fail: '✖' };
+
+export function formatDoctorReport(report: DoctorReport, c: CommandContext['io']['color']): string[] {
+  const rows: Array<[string, string]> = [];
+  const profile = report.profile;
+  if (profile !== null) rows.push(['profile', profile]);
+  if (report.backend.value !== null) rows.push(['backend', `${report.backend.value} (${sourceText('backend', report.backend.source, profile)})`]);
+  rows.push(['config', `${report.config.path}${report.config.exists ? '' : ' (no file yet)'}`]);
+  rows.push(['data', `${report.data.path} (${report.data.source === 'TRADE_HOME' ? 'TRADE_HOME' : 'default'})`]);
+  if (profile !== null)
+    rows.push(['token', report.token.set ? `${report.token.masked} (${sourceText('token', report.token.source, profile)})` : 'not set']);
+  if (report.backend.value !== null && report.backend.value !== 'embedded') {
+    for (const [key, v] of [['base-url', report.baseUrl], ['ws-url', report.wsUrl]] as const)
+      rows.push([key, v.value === null ? 'not set' : `${v.value} (${sourceText(key, v.source, profile)})`]);
+  }
+  const width = Math.max(...rows.map(([k]) => k.length), ...report.checks.map((k) => k.name.length));
+  const lines = [`trade ${report.version} (Node ${report.node}, ${report.platform})`, ''];
+  lines.push(...rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`), '');
+  const paint = { pass: c.green, warn: c.yellow, fail: c.red };
+  for (const check of report.checks) {
+    lines.push(`${paint[check.status](MARK[check.status])} ${check.name.padEnd(width)}  ${check.message}`);
+    if (check.hint && check.status !== 'pass') lines.push(`  ${' '.repeat(width)}  ${check.hint}`);
+  }
+  if (report.ok) lines.push('', c.green('All checks passed.'));
+  return lines;
+}
+
+export async function runDoctor(ctx: CommandContext, options: DoctorOptions): Promise<void> {
+  const report = await collectDoctorReport(ctx);
+  if (options.json) ctx.io.out(JSON.stringify(report));
+  else for (const line of formatDoctorReport(report, ctx.io.color)) ctx.io.out(line);
+  const failed = report.checks.filter((k) => k.status === 'fail');
+  // The report says what is wrong; stderr gets one line, and the exit code the first failure stands for.
+  if (failed.length > 0)
+    throw new IncompleteError(
+      `${plural(failed.length, 'check')} failed: ${failed.map((k) => k.name).join(', ')}`,
+      failed[0]!.exitCode ?? ExitCode.rejected,
+    );
+}

@@ -1,0 +1,101 @@
+/**
+ * Every command's --help, as snapshots (test/cli/__snapshots__/help.test.ts.snap), at a fixed
+ * width (COLUMNS=80, not a terminal) so they do not depend on where the suite runs. A change to a
+ * command's flags or wording shows up here, to be reviewed and accepted with `vitest -u`.
+ */
+import { PassThrough } from 'node:stream';
+import type { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { createContext } from '../../src/cli/context.js';
+import { createIo } from '../../src/cli/io.js';
+import { buildProgram } from '../../src/cli/program.js';
+import { runCli, tempHome } from '../helpers/cli.js';
+
+const home = tempHome();
+const env = { ...home.env, COLUMNS: '80' };
+
+/** Every command path in the tree, the root ('') first; commander's implicit `help` aside. */
+function commandPaths(): string[][] {
+  const io = createIo({ stdin: new PassThrough(), stdout: { write: () => true }, stderr: { write: () => true } }, env);
+  const program = buildProgram(createContext(io, env), io);
+  const paths: string[][] = [];
+  const visit = (command: Command, path: string[]) => {
+    paths.push(path);
+    for (const child of command.commands) visit(child, [...path, child.name()]);
+  };
+  visit(program, []);
+  return paths;
+}
+
+const PATHS = commandPaths();
+
+describe('help', () => {
+  it('covers every command', () => {
+    expect(PATHS.map((p) => p.join(' '))).toEqual([
+      '',
+      'place',
+      'reverse',
+      'cancel',
+      'close',
+      'price',
+      'price set',
+      'price list',
+      'atm',
+      'atm add',
+      'atm list',
+      'atm remove',
+      'positions',
+      'orders',
+      'accounts',
+      'accounts list',
+      'accounts add',
+      'batch',
+      'config',
+      'config set',
+      'config get',
+      'config unset',
+      'config list',
+      'config path',
+      'login',
+      'completion',
+      'doctor',
+      'serve',
+    ]);
+  });
+
+  it.each(PATHS.map((p) => [p.length === 0 ? 'trade' : `trade ${p.join(' ')}`, p] as const))(
+    '%s --help: a description, every flag described, examples; exit 0',
+    async (_name, path) => {
+      const result = await runCli([...path, '--help'], env);
+      expect(result.code).toBe(0);
+      expect(result.stderr).toBe('');
+      expect(result.stdout).toMatch(/^Usage: trade .*\n\n\S/); // the description follows the usage line
+      expect(result.stdout).toMatch(/\nExamples:\n {2}\$ trade /);
+      for (const line of result.stdout.split('\n').filter((l) => /^ {2}-/.test(l))) expect(line).toMatch(/^ {2}\S.*\S {2,}\S/);
+      expect(result.stdout).toMatchSnapshot();
+    },
+  );
+
+  it('`trade help <command>` is `trade <command> --help`', async () => {
+    expect((await runCli(['help', 'place'], env)).stdout).toBe((await runCli(['place', '--help'], env)).stdout);
+    expect((await runCli(['config', 'help', 'set'], env)).stdout).toBe((await runCli(['config', 'set', '--help'], env)).stdout);
+  });
+
+  it('a command group without a subcommand prints its help on stderr, exit 2', async () => {
+    for (const group of ['price', 'atm', 'accounts', 'config']) {
+      const result = await runCli([group], env);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toBe((await runCli([group, '--help'], env)).stdout);
+    }
+  });
+
+  it('an unknown subcommand suggests the nearest one, exit 2', async () => {
+    expect(await runCli(['config', 'lsit'], env)).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: "error: unknown command 'lsit'\n(Did you mean list?)\n",
+    });
+    expect(await runCli(['doctr'], env)).toEqual({ code: 2, stdout: '', stderr: "error: unknown command 'doctr'\n(Did you mean doctor?)\n" });
+  });
+});

@@ -1,0 +1,175 @@
+/**
+ * The package as a user gets it: `npm pack`, `npm install -g --prefix <tmp> <tarball>`, then the
+ * installed `trade` runs end to end on the embedded engine, with only what the tarball and its
+ * installed dependencies provide.
+ *
+ * better-sqlite3 is native. Its install script is `prebuild-install || node-gyp rebuild
+ * --release`: prebuild-install downloads a prebuilt binary from GitHub, and where it cannot,
+ * node-gyp compiles SQLite from source (about 2 minutes here). Neither fits the suite. But
+ * prebuild-install also looks in a local directory of prebuilt tarballs first
+ * (`npm_config_better_sqlite3_local_prebuilds`), the mechanism made for offline and mirrored
+ * installs. So the test puts the binary this checkout already built (the same better-sqlite3
+ * version, built by the same Node for the same ABI) in a tarball named the way prebuild-install
+ * looks for it, and lets better-sqlite3's own install script find it, unpack it and load it.
+ *
+ * The install runs in two steps so that a mismatch fails at once with a clear message instead of
+ * falling back to a 2-minute compile: install with --ignore-scripts, check that npm resolved the
+ * same better-sqlite3 version the checkout built, then `npm rebuild` it, which runs exactly the
+ * install script the first step skipped. Dependencies come from npm's cache (--prefer-offline,
+ * the cache the project's own install filled).
+ *
+ * The project is packed from a copy of the checkout: `npm pack` runs `prepare` (the build), which
+ * replaces dist/, and other test files run the built bin from dist/ at the same time.
+ */
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
+const SQLITE_DIR = realpathSync(join(ROOT, 'node_modules', 'better-sqlite3'));
+const SQLITE_VERSION = (JSON.parse(readFileSync(join(SQLITE_DIR, 'package.json'), 'utf8')) as { version: string }).version;
+const BINARY = join('build', 'Release', 'better_sqlite3.node');
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function exec(command: string, args: string[], options: { cwd?: string; env: NodeJS.ProcessEnv }): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+/**
+ * npm's environment without what an outer `npm test` exports (npm_config_*, npm_package_*,
+ * npm_lifecycle_*), which would otherwise leak into the inner npm runs; the cache is kept.
+ */
+function npmEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) || k === 'npm_config_cache'));
+  return { ...env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false', ...extra };
+}
+
+async function npm(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Run> {
+  const result = await exec('npm', args, { cwd: options.cwd, env: options.env ?? npmEnv() });
+  if (result.code !== 0) throw new Error(`npm ${args.join(' ')} exited ${result.code}\n${result.stdout}\n${result.stderr}`);
+  return result;
+}
+
+/** The name prebuild-install looks for: {name}-v{version}-{runtime}-v{abi}-{platform}{libc}-{arch}.tar.gz */
+function prebuildName(): string {
+  const glibc = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header?.glibcVersionRuntime;
+  const libc = process.platform === 'linux' && !glibc ? 'musl' : '';
+  return `better-sqlite3-v${SQLITE_VERSION}-node-v${process.versions.modules}-${process.platform}${libc}-${process.arch}.tar.gz`;
+}
+
+let dir: string;
+let tarball: string;
+let packed: string[];
+let prefix: string;
+let trade: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'trade-pack-'));
+
+  // Pack from a copy of the checkout (sources, not node_modules, .git or a stale dist/).
+  const source = join(dir, 'source');
+  const skip = new Set(['node_modules', '.git', 'dist', 'coverage']);
+  cpSync(ROOT, source, {
+    recursive: true,
+    filter: (path) => !skip.has(relative(ROOT, path)) && !path.endsWith('.tgz'),
+  });
+  symlinkSync(realpathSync(join(ROOT, 'node_modules')), join(source, 'node_modules'), 'dir');
+  const out = join(dir, 'out');
+  mkdirSync(out);
+  const pack = await npm(['pack', '--json', '--pack-destination', out], { cwd: source });
+  const report = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  tarball = join(out, report[0]!.filename);
+  packed = report[0]!.files.map((f) => f.path).sort();
+
+  // Install it into a temporary prefix, its dependencies from npm's cache, no scripts yet.
+  prefix = join(dir, 'prefix');
+  await npm(['install', '--global', '--prefix', prefix, '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', tarball]);
+  trade = join(prefix, 'bin', 'trade');
+  const installedSqlite = join(prefix, 'lib', 'node_modules', PKG.name, 'node_modules', 'better-sqlite3');
+  const resolved = (JSON.parse(readFileSync(join(installedSqlite, 'package.json'), 'utf8')) as { version: string }).version;
+  if (resolved !== SQLITE_VERSION)
+    throw new Error(
+      `npm resolved better-sqlite3 ${resolved} for the installed package, but this checkout built ${SQLITE_VERSION}; ` +
+        'refresh the lock file and node_modules (npm install) so that the two agree.',
+    );
+  if (existsSync(join(installedSqlite, BINARY))) throw new Error('better-sqlite3 has a binary before its install script ran');
+
+  // Now better-sqlite3's own install script, finding the local prebuild.
+  const prebuilds = join(dir, 'prebuilds');
+  mkdirSync(prebuilds);
+  const made = await exec('tar', ['-czf', join(prebuilds, prebuildName()), '-C', SQLITE_DIR, BINARY], { env: process.env });
+  if (made.code !== 0) throw new Error(`tar failed: ${made.stderr}`);
+  const rebuild = await npm(['rebuild', '--global', '--prefix', prefix, '--foreground-scripts', 'better-sqlite3'], {
+    // prebuild-install's own log (verbose) says where the binary came from.
+    env: npmEnv({ npm_config_better_sqlite3_local_prebuilds: prebuilds, npm_config_verbose: 'true' }),
+  });
+  const log = rebuild.stdout + rebuild.stderr;
+  if (!log.includes('found local prebuild') || !log.includes('Successfully installed prebuilt binary'))
+    throw new Error(`better-sqlite3's install script did not use the local prebuild:\n${log}`);
+  if (!existsSync(join(installedSqlite, BINARY))) throw new Error("better-sqlite3's install script did not install the binary");
+}, 180_000);
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+function runInstalled(argv: string[], home: string): Promise<Run> {
+  return exec(trade, argv, {
+    cwd: dir,
+    env: { PATH: process.env.PATH, HOME: home, TRADE_HOME: join(home, 'data'), TRADE_CONFIG_DIR: join(home, 'config') },
+  });
+}
+
+describe('npm pack', () => {
+  it('ships the built CLI, README, LICENSE and CHANGELOG, and no sources, tests or source maps', () => {
+    const top = [...new Set(packed.map((p) => p.split('/')[0]))].sort();
+    expect(top).toEqual(['CHANGELOG.md', 'LICENSE', 'README.md', 'bin', 'dist', 'package.json']);
+    expect(packed).toContain('bin/trade.js');
+    expect(packed).toContain('dist/main.js');
+    expect(packed).toContain('dist/lib.js');
+    expect(packed.filter((p) => p.endsWith('.map') || p.endsWith('.ts'))).toEqual([]);
+  });
+});
+
+describe('the installed package', () => {
+  it('puts trade on the prefix bin and prints its version', async () => {
+    expect(await runInstalled(['--version'], join(dir, 'home-version'))).toEqual({ code: 0, stdout: `${PKG.version}\n`, stderr: '' });
+  });
+
+  it('places an order on the embedded engine, with its own better-sqlite3', async () => {
+    const home = join(dir, 'home-place');
+    const placed = await runInstalled(
+      ['place', '--account', 'Sim101', '--instrument', 'ES 09-25', '--action', 'BUY', '--quantity', '1', '--order-type', 'MARKET', '--tif', 'DAY'],
+      home,
+    );
+    expect(placed.stderr).toBe('');
+    expect(placed.code).toBe(0);
+    expect(placed.stdout).toMatch(/^Placed BUY 1 ES 09-25 MARKET DAY\n {2}order id {2}[0-9a-f]{32}\n/);
+    expect(placed.stdout).toContain(`backend   embedded (${join(home, 'data', 'trade.db')})`);
+    const orders = await runInstalled(['orders', '--json'], home);
+    expect(JSON.parse(orders.stdout).orders).toEqual([expect.objectContaining({ instrument: 'ES 09-25', action: 'BUY', state: 'FILLED' })]);
+    const doctor = await runInstalled(['doctor'], home);
+    expect(doctor.code).toBe(0);
+    expect(doctor.stdout).toContain(`${join(home, 'data', 'trade.db')}: schema 2; 1 account, 1 order (0 working), 1 open position`);
+    // Its better-sqlite3 is the installed copy: the checkout's node_modules is nowhere on its path.
+    const installed = join(prefix, 'lib', 'node_modules', PKG.name, 'node_modules', 'better-sqlite3', BINARY);
+    expect(readFileSync(installed).equals(readFileSync(join(SQLITE_DIR, BINARY)))).toBe(true);
+  });
+});
