@@ -22,11 +22,13 @@
  * replaces dist/, and other test files run the built bin from dist/ at the same time.
  */
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import semver from 'semver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SCHEMA_VERSION } from '../../src/engine/store.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
@@ -148,7 +150,34 @@ describe('npm pack', () => {
   });
 });
 
+/** Every package.json under a node_modules folder, however deep. */
+function installedPackages(root: string): Array<{ name: string; version: string; engines?: { node?: string } }> {
+  const found: Array<{ name: string; version: string; engines?: { node?: string } }> = [];
+  const visit = (modules: string) => {
+    if (!existsSync(modules)) return;
+    for (const entry of readdirSync(modules)) {
+      const dirs = entry.startsWith('@') ? readdirSync(join(modules, entry)).map((e) => join(modules, entry, e)) : [join(modules, entry)];
+      for (const pkgDir of dirs) {
+        const file = join(pkgDir, 'package.json');
+        if (existsSync(file)) found.push(JSON.parse(readFileSync(file, 'utf8')));
+        visit(join(pkgDir, 'node_modules'));
+      }
+    }
+  };
+  visit(join(root, 'node_modules'));
+  return found;
+}
+
 describe('the installed package', () => {
+  it('installs no dependency that refuses Node 20.18 (the engines this package promises)', () => {
+    const installed = installedPackages(join(prefix, 'lib', 'node_modules', PKG.name));
+    expect(installed.length).toBeGreaterThan(50);
+    const refusing = installed
+      .filter((p) => p.engines?.node && !semver.satisfies('20.18.1', p.engines.node))
+      .map((p) => `${p.name}@${p.version} (node ${p.engines!.node})`);
+    expect(refusing).toEqual([]);
+  });
+
   it('puts trade on the prefix bin and prints its version', async () => {
     expect(await runInstalled(['--version'], join(dir, 'home-version'))).toEqual({ code: 0, stdout: `${PKG.version}\n`, stderr: '' });
   });
@@ -167,7 +196,9 @@ describe('the installed package', () => {
     expect(JSON.parse(orders.stdout).orders).toEqual([expect.objectContaining({ instrument: 'ES 09-25', action: 'BUY', state: 'FILLED' })]);
     const doctor = await runInstalled(['doctor'], home);
     expect(doctor.code).toBe(0);
-    expect(doctor.stdout).toContain(`${join(home, 'data', 'trade.db')}: schema 2; 1 account, 1 order (0 working), 1 open position`);
+    expect(doctor.stdout).toContain(
+      `${join(home, 'data', 'trade.db')}: schema ${SCHEMA_VERSION}; 1 account, 1 order (0 working), 1 open position`,
+    );
     // Its better-sqlite3 is the installed copy: the checkout's node_modules is nowhere on its path.
     const installed = join(prefix, 'lib', 'node_modules', PKG.name, 'node_modules', 'better-sqlite3', BINARY);
     expect(readFileSync(installed).equals(readFileSync(join(SQLITE_DIR, BINARY)))).toBe(true);
