@@ -4,6 +4,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { SCHEMA_VERSION } from '../../src/engine/store.js';
 import type { Env } from '../../src/config/paths.js';
 import { orderArgs, runCli, tempHome } from '../helpers/cli.js';
 import { startServer, TOKEN, type Harness } from '../server/harness.js';
@@ -62,14 +63,14 @@ describe('trade doctor on embedded', () => {
     const result = await cli(['doctor']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(
-      `✔ store    ${join(dir, 'home', 'trade.db')}: schema 2; 1 account, 2 orders (1 working), 1 open position, 1 price, 1 ATM template\n`,
+      `✔ store    ${join(dir, 'home', 'trade.db')}: schema ${SCHEMA_VERSION}; 1 account, 2 orders (1 working), 1 open position, 1 price, 1 ATM template\n`,
     );
     const { report } = await doctorJson();
     expect(report.store).toEqual({
       path: join(dir, 'home', 'trade.db'),
       exists: true,
-      currentSchemaVersion: 2,
-      schemaVersion: 2,
+      currentSchemaVersion: SCHEMA_VERSION,
+      schemaVersion: SCHEMA_VERSION,
       accounts: 1,
       orders: 2,
       workingOrders: 1,
@@ -87,7 +88,7 @@ describe('trade doctor on embedded', () => {
     db.close();
     const result = await cli(['doctor']);
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain(`✖ store    ${join(dir, 'home', 'trade.db')}: schema 99, written by a newer trade (this one knows 2)\n`);
+    expect(result.stdout).toContain(`✖ store    ${join(dir, 'home', 'trade.db')}: schema 99, written by a newer trade (this one knows ${SCHEMA_VERSION})\n`);
     expect(result.stderr).toBe('Error: 1 check failed: store\n');
   });
 
