@@ -4,8 +4,8 @@
  * token, the rate limit, content-type and size limits, the `{error}` shape for framework errors,
  * one log line per request, and a shutdown that lets in-flight work finish.
  */
-import type { AddressInfo } from 'node:net';
-import { STATUS_CODES } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import { fastify, type FastifyReply, type FastifyRequest } from 'fastify';
 import websocket from '@fastify/websocket';
 import type { Engine } from '../engine/engine.js';
@@ -51,6 +51,30 @@ const CLIENT_ERRORS: Record<string, { status: number; error: string }> = {
   FST_ERR_BAD_URL: { status: 400, error: 'Invalid request: the URL is not valid' },
 };
 
+/**
+ * A request Node's HTTP parser refuses (headers over the size limit, a malformed request line,
+ * a timeout) never reaches fastify. It still gets the `{error}` shape, and `Connection: close`:
+ * the socket is closed after the answer, and a keep-alive client that is not told so would send
+ * its next request on it and see that request fail.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, `Request headers (the URL included) are larger than ${maxHeaderSize / 1024} KiB`]
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request timeout: the request did not arrive in time']
+        : [400, 'Invalid request: the HTTP request is malformed'];
+  const body = JSON.stringify({ error: message });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
+
 function isJson(contentType: string | undefined): boolean {
   return contentType?.split(';')[0]!.trim().toLowerCase() === 'application/json';
 }
@@ -80,6 +104,7 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
     bodyLimit: BODY_LIMIT,
     // Long enough that an over-long account name reaches the schema and gets its 400 message.
     routerOptions: { maxParamLength: 500 },
+    clientErrorHandler: answerClientError,
     frameworkErrors: (error, _request, reply) => {
       const known = CLIENT_ERRORS[(error as { code?: string }).code ?? ''];
       void (reply as FastifyReply).code(known?.status ?? 400).send({ error: known?.error ?? 'Invalid request' });
