@@ -4,8 +4,8 @@
  * token, the rate limit, content-type and size limits, the `{error}` shape for framework errors,
  * one log line per request, and a shutdown that lets in-flight work finish.
  */
-import type { AddressInfo, Socket } from 'node:net';
-import { maxHeaderSize, STATUS_CODES } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { STATUS_CODES } from 'node:http';
 import { fastify, type FastifyReply, type FastifyRequest } from 'fastify';
 import websocket from '@fastify/websocket';
 import type { Engine } from '../engine/engine.js';
@@ -13,6 +13,7 @@ import { AUTH_MESSAGES, createAuthenticator, createScrubber } from './auth.js';
 import { type ApiName, dispatch, errorResult, OPERATIONS, type Operation } from './operations.js';
 import { BODY_LIMIT, createTokenBucket, RATE_LIMITED, type RateLimitOptions, type TakeResult } from './limits.js';
 import { handleRpcConnection, type RpcServerContext } from './ws-rpc.js';
+import { refuseClientError, refuseUpgrade } from './refusals.js';
 
 export const WS_PATH = '/ws/stream';
 /** How long a WebSocket client gets to answer our close frame at shutdown before it is cut off. */
@@ -51,30 +52,6 @@ const CLIENT_ERRORS: Record<string, { status: number; error: string }> = {
   FST_ERR_BAD_URL: { status: 400, error: 'Invalid request: the URL is not valid' },
 };
 
-/**
- * A request Node's HTTP parser refuses (headers over the size limit, a malformed request line,
- * a timeout) never reaches fastify. It still gets the `{error}` shape, and `Connection: close`:
- * the socket is closed after the answer, and a keep-alive client that is not told so would send
- * its next request on it and see that request fail.
- */
-function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const [status, message] =
-    error.code === 'HPE_HEADER_OVERFLOW'
-      ? [431, `Request headers (the URL included) are larger than ${maxHeaderSize / 1024} KiB`]
-      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'Request timeout: the request did not arrive in time']
-        : [400, 'Invalid request: the HTTP request is malformed'];
-  const body = JSON.stringify({ error: message });
-  if (socket.writable) {
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-    );
-  }
-  socket.destroy();
-}
-
 function isJson(contentType: string | undefined): boolean {
   return contentType?.split(';')[0]!.trim().toLowerCase() === 'application/json';
 }
@@ -104,7 +81,7 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
     bodyLimit: BODY_LIMIT,
     // Long enough that an over-long account name reaches the schema and gets its 400 message.
     routerOptions: { maxParamLength: 500 },
-    clientErrorHandler: answerClientError,
+    clientErrorHandler: refuseClientError,
     frameworkErrors: (error, _request, reply) => {
       const known = CLIENT_ERRORS[(error as { code?: string }).code ?? ''];
       void (reply as FastifyReply).code(known?.status ?? 400).send({ error: known?.error ?? 'Invalid request' });
@@ -120,6 +97,12 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
       await Promise.allSettled([...inFlight]);
       await closeWebSockets();
     },
+  });
+
+  // Malformed upgrades get the {error} shape too (ws alone would answer them in text/html).
+  app.websocketServer.on('wsClientError', (error, socket, request) => {
+    const status = refuseUpgrade(error, socket);
+    log?.(`${request.socket.remoteAddress ?? '-'} ${request.method} ${request.url} ${status}`);
   });
 
   async function closeWebSockets(): Promise<void> {
@@ -170,13 +153,19 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
       void reply.code(429).header('retry-after', String(taken.retryAfterSeconds)).send({ error: RATE_LIMITED });
       return;
     }
+    // @fastify/websocket would upgrade any route and then hang up; only the stream takes upgrades.
+    if (request.ws && request.routeOptions.url !== undefined && request.routeOptions.url !== WS_PATH) {
+      void reply.code(400).send({ error: `Invalid request: only ${WS_PATH} takes WebSocket upgrades` });
+      return;
+    }
     done();
   });
 
   // Node closes idle keep-alive connections when the server closes, but not one busy with a
   // request then; without this its client would keep it open after the answer, and shutdown wait.
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    if (closing) void reply.header('connection', 'close');
+  // An upgrade request's socket is closed after any answer but the upgrade itself; say so too.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (closing || request.ws) void reply.header('connection', 'close');
     done(null, payload);
   });
 
