@@ -135,6 +135,17 @@ describe('WebSocket RPC', () => {
     expect(client.socket.readyState).toBe(client.socket.OPEN);
   });
 
+  it('an id or api with a newline or an escape cannot forge or colour a --log line', async () => {
+    const forged = 'x\n2025-01-01T00:00:00.000Z 127.0.0.1 POST /v1/api/accounts/Sim101/orders/place 200 1.0ms';
+    expect((await client.call(forged, 'GetPositions')).status).toBe(200);
+    expect((await client.call('y', '\u001b[31mNope\u2028')).status).toBe(404);
+    const lines = server.logs.filter((line) => line.includes(' WS '));
+    expect(lines.map((line) => line.replace(/^\S+ /, '').replace(/ [\d.]+ms$/, ''))).toEqual([
+      "127.0.0.1 WS GetPositions id='x\\u000a2025-01-01T00:00:00.000Z 127.0.0.1... 200",
+      "127.0.0.1 WS '\\u001b[31mNope\\u2028' id='y' 404",
+    ]);
+  });
+
   it('a message over 64 KiB gets a 413 reply without being parsed; the connection stays open', async () => {
     client.send(JSON.stringify({ action: 'rpc', id: 'big', api: 'PlaceOrder', args: { ...ES, strategy: 'x'.repeat(70_000) } }));
     expect(await client.next()).toEqual({ id: null, status: 413, data: { error: 'Message is larger than 64 KiB' } });
