@@ -11,8 +11,9 @@ import { Agent, request } from 'undici';
 import WebSocket from 'ws';
 import { createEngine, type Engine } from '../../src/engine/engine.js';
 import { createServer, type ServerOptions } from '../../src/server/server.js';
+import { HARNESS_TOKEN } from '../helpers/tokens.js';
 
-export const TOKEN = 'test-token-0123456789abcdef';
+export const TOKEN = HARNESS_TOKEN;
 export const AUTH = { authorization: `Bearer ${TOKEN}` };
 export const JSON_AUTH = { ...AUTH, 'content-type': 'application/json' };
 
