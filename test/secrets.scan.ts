@@ -25,6 +25,7 @@ describe('secrets across the whole suite', () => {
         for (const [stream] of where) leaks.push(`${run.test}: \`trade ${run.argv.join(' ')}\` (${run.kind}) printed a token on ${stream}`);
       }
     }
+    console.log(`secrets scan: ${runs.length} CLI runs, ${tokens.length} tokens`);
     expect(leaks).toEqual([]);
     // Nothing recorded means the recording broke (or no CLI test ran), not that nothing leaked.
     expect(runs.length, 'CLI runs recorded by the rest of the suite').toBeGreaterThan(0);
