@@ -57,8 +57,13 @@ export class ValidationError extends UsageError {
   }
 }
 
+/** A message names this many issues at most, so a body with thousands of bad keys gets a readable answer. */
+export const MAX_LISTED_ISSUES = 10;
+
 export function formatIssues(issues: FieldIssue[]): string {
-  return `Invalid request: ${issues.map((i) => (i.field ? `${i.field}: ${i.message}` : i.message)).join('; ')}`;
+  const listed = issues.slice(0, MAX_LISTED_ISSUES).map((i) => (i.field ? `${i.field}: ${i.message}` : i.message));
+  if (issues.length > MAX_LISTED_ISSUES) listed.push(`and ${issues.length - MAX_LISTED_ISSUES} more`);
+  return `Invalid request: ${listed.join('; ')}`;
 }
 
 /** The service or the engine refused the request; its message is shown as it is. Exit 1. */

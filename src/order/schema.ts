@@ -24,14 +24,44 @@ export const INSTRUMENT_PATTERN = /^([A-Z0-9]{1,12}) (0[1-9]|1[0-2])-(\d{2})$/;
 export const NEEDS_LIMIT: ReadonlySet<OrderType> = new Set(['LIMIT', 'STOPLIMIT']);
 export const NEEDS_STOP: ReadonlySet<OrderType> = new Set(['STOPMARKET', 'STOPLIMIT']);
 
-/** A short, safe rendering of a rejected value for an error message. */
+/**
+ * Characters a terminal or a log would not show as themselves: controls (C0, DEL, C1), invisible
+ * formatting (zero-width joiners, bidi overrides), line separators and lone surrogates.
+ */
+const UNSHOWABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/gu;
+
+/** Text with every unshowable character written as a \uXXXX escape, so a message stays one honest line. */
+export function printable(text: string): string {
+  return text.replace(UNSHOWABLE, (c) => {
+    const code = c.codePointAt(0)!.toString(16);
+    return code.length > 4 ? `\\u{${code}}` : `\\u${code.padStart(4, '0')}`;
+  });
+}
+
+/** At most `max` characters (whole code points), with `...` when cut. */
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  // Only the head is split into code points: 4 × max units hold more than max of them, whatever their width.
+  const chars = Array.from(text.slice(0, 4 * max));
+  return chars.length > max ? `${chars.slice(0, max - 3).join('')}...` : text;
+}
+
+/** A short, safe rendering of a rejected value for an error message or a log line. */
 export function show(value: unknown): string {
   let text: string;
   if (typeof value === 'string') text = `'${value}'`;
   else if (typeof value === 'number' || typeof value === 'boolean' || value === null) text = String(value);
   else if (Array.isArray(value)) text = 'an array';
   else text = `a ${typeof value}`;
-  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
+  return printable(clip(text, 40));
+}
+
+/**
+ * Upper case for ASCII letters only. Case-insensitive matching means `buy`, `Buy` and `BUY`;
+ * String#toUpperCase would also turn `ſell` into `SELL`, `lımıt` into `LIMIT` and `ß` into `SS`.
+ */
+export function asciiUpperCase(text: string): string {
+  return text.replace(/[a-z]+/g, (letters) => letters.toUpperCase());
 }
 
 function required(input: unknown, otherwise: string): string {
@@ -43,7 +73,7 @@ function upperEnum<const T extends readonly string[]>(values: T) {
   return z
     .string({ error: (iss) => required(iss.input, `must be ${expected}, got ${show(iss.input)}`) })
     .transform((raw, ctx) => {
-      const upper = raw.toUpperCase();
+      const upper = asciiUpperCase(raw);
       if ((values as readonly string[]).includes(upper)) return upper as T[number];
       ctx.issues.push({ code: 'custom', input: raw, message: `must be ${expected} (any case), got ${show(raw)}` });
       return z.NEVER;
@@ -54,7 +84,7 @@ function upperEnum<const T extends readonly string[]>(values: T) {
 export const instrumentField = z
   .string({ error: (iss) => required(iss.input, `must be a string like 'ES 09-25', got ${show(iss.input)}`) })
   .transform((raw, ctx) => {
-    const upper = raw.toUpperCase();
+    const upper = asciiUpperCase(raw);
     const match = INSTRUMENT_PATTERN.exec(upper);
     if (match) return upper;
     const shape = /^([A-Z0-9]{1,12}) (\d{2})-(\d{2})$/.exec(upper);
@@ -77,14 +107,19 @@ export const priceField = z
   .positive({ error: (iss) => `must be a positive number, got ${show(iss.input)}` })
   .max(MAX_PRICE, { error: (iss) => `must be at most ${MAX_PRICE}, got ${show(iss.input)}` });
 
-/** A name: account, OCO id, ATM strategy. Printable, no control characters, bounded. */
+/**
+ * A name: account, OCO id, ATM strategy. Printable, bounded, and carried unchanged by the store
+ * (UTF-8), a URL path and a terminal: no controls, no invisible formatting, no lone surrogates.
+ */
 export function nameField(what: string) {
   return z
     .string({ error: (iss) => required(iss.input, `must be a ${what}, got ${show(iss.input)}`) })
     .min(1, { error: 'must not be empty' })
     .max(MAX_NAME, { error: `must be at most ${MAX_NAME} characters` })
     // eslint-disable-next-line no-control-regex
-    .regex(/^[^\u0000-\u001f\u007f]*$/, { error: 'must not contain control characters' })
+    .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, { error: 'must not contain control characters' })
+    .regex(/^[^\p{Cf}\p{Zl}\p{Zp}]*$/u, { error: 'must not contain invisible formatting characters' })
+    .regex(/^[^\p{Cs}]*$/u, { error: 'must be well-formed Unicode (no lone surrogates)' })
     .refine((s) => s.trim() === s, { error: 'must not start or end with spaces' });
 }
 
@@ -102,9 +137,10 @@ export const orderBodyShape = {
 };
 
 export const orderBodySchema = z.strictObject(orderBodyShape);
-/** The body plus the account: what the CLI builds and the WebSocket `args` carry. */
-/** Built once: constructing a zod schema costs far more than running it. */
+// Built once: a zod schema costs far more to build than to run, and these run on every request.
 const accountNameField = nameField('account name');
+const orderIdField = nameField('order id');
+/** The body plus the account: what the CLI builds and the WebSocket `args` carry. */
 export const orderSchema = z.strictObject({ account: accountNameField, ...orderBodyShape });
 
 export type OrderBody = z.output<typeof orderBodySchema>;
@@ -116,7 +152,8 @@ function toIssues(error: z.ZodError): FieldIssue[] {
   const issues: FieldIssue[] = [];
   for (const issue of error.issues) {
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) issues.push({ field: key, message: 'is not a known field' });
+      // The key is the client's own text: shown short and printable, like any rejected value.
+      for (const key of issue.keys) issues.push({ field: printable(clip(key, 40)), message: 'is not a known field' });
     } else {
       issues.push({ field: issue.path.map(String).join('.'), message: issue.message });
     }
@@ -202,7 +239,6 @@ export function parsePrice(input: unknown): number {
 }
 
 /** Validates an order id given by a client (`cancel`). Unknown ids are the engine's to reject. */
-const orderIdField = nameField('order id');
 export function parseOrderId(input: unknown): string {
   return parseField(orderIdField, 'orderId', input);
 }

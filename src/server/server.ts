@@ -13,6 +13,7 @@ import { AUTH_MESSAGES, createAuthenticator, createScrubber } from './auth.js';
 import { type ApiName, dispatch, errorResult, OPERATIONS, type Operation } from './operations.js';
 import { BODY_LIMIT, createTokenBucket, RATE_LIMITED, type RateLimitOptions, type TakeResult } from './limits.js';
 import { handleRpcConnection, type RpcServerContext } from './ws-rpc.js';
+import { refuseClientError, refuseUpgrade } from './refusals.js';
 
 export const WS_PATH = '/ws/stream';
 /** How long a WebSocket client gets to answer our close frame at shutdown before it is cut off. */
@@ -80,6 +81,7 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
     bodyLimit: BODY_LIMIT,
     // Long enough that an over-long account name reaches the schema and gets its 400 message.
     routerOptions: { maxParamLength: 500 },
+    clientErrorHandler: refuseClientError,
     frameworkErrors: (error, _request, reply) => {
       const known = CLIENT_ERRORS[(error as { code?: string }).code ?? ''];
       void (reply as FastifyReply).code(known?.status ?? 400).send({ error: known?.error ?? 'Invalid request' });
@@ -95,6 +97,12 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
       await Promise.allSettled([...inFlight]);
       await closeWebSockets();
     },
+  });
+
+  // Malformed upgrades get the {error} shape too (ws alone would answer them in text/html).
+  app.websocketServer.on('wsClientError', (error, socket, request) => {
+    const status = refuseUpgrade(error, socket);
+    log?.(`${request.socket.remoteAddress ?? '-'} ${request.method} ${request.url} ${status}`);
   });
 
   async function closeWebSockets(): Promise<void> {
@@ -145,13 +153,19 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
       void reply.code(429).header('retry-after', String(taken.retryAfterSeconds)).send({ error: RATE_LIMITED });
       return;
     }
+    // @fastify/websocket would upgrade any route and then hang up; only the stream takes upgrades.
+    if (request.ws && request.routeOptions.url !== undefined && request.routeOptions.url !== WS_PATH) {
+      void reply.code(400).send({ error: `Invalid request: only ${WS_PATH} takes WebSocket upgrades` });
+      return;
+    }
     done();
   });
 
   // Node closes idle keep-alive connections when the server closes, but not one busy with a
   // request then; without this its client would keep it open after the answer, and shutdown wait.
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    if (closing) void reply.header('connection', 'close');
+  // An upgrade request's socket is closed after any answer but the upgrade itself; say so too.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (closing || request.ws) void reply.header('connection', 'close');
     done(null, payload);
   });
 

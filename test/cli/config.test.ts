@@ -7,8 +7,9 @@ import { PassThrough } from 'node:stream';
 import type { Env } from '../../src/config/paths.js';
 import { CancelledError } from '../../src/order/errors.js';
 import { orderArgs, runBin, runCli, tempHome } from '../helpers/cli.js';
+import { CONFIG_TOKEN } from '../helpers/tokens.js';
 
-const TOKEN = 'secret-token-0123456789-abcdef';
+const TOKEN = CONFIG_TOKEN;
 const MASKED = 'secr…cdef';
 let env: Env;
 let cleanup: () => void;

@@ -8,6 +8,7 @@ import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { run, type CliDeps } from '../../src/cli/main.js';
 import type { Env } from '../../src/config/paths.js';
+import { recordRun, secretsOf } from './run-log.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/trade.js', import.meta.url));
 
@@ -39,6 +40,7 @@ export async function runCli(argv: string[], env: Env, extra: Partial<CliDeps> =
   const stdin = new PassThrough() as PassThrough & { isTTY?: boolean };
   stdin.end();
   const code = await run(argv, { stdin, stdout, stderr, env, ...extra });
+  recordRun({ kind: 'cli', argv, secrets: secretsOf(argv, env), stdout: stdout.text, stderr: stderr.text });
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
 
@@ -53,7 +55,10 @@ export function runBin(argv: string[], env: Env, input?: string): Promise<CliRes
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    child.on('close', (code) => {
+      recordRun({ kind: 'bin', argv, secrets: secretsOf(argv, env, input), stdout, stderr });
+      resolve({ code: code ?? -1, stdout, stderr });
+    });
     child.stdin.end(input ?? '');
   });
 }

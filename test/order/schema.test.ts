@@ -167,6 +167,46 @@ describe('order schema', () => {
   });
 });
 
+describe('what the fuzzer found (test/order/schema-fuzz.test.ts)', () => {
+  it('matches enums and instruments in ASCII case only: a look-alike letter that upper-cases into one is refused', () => {
+    // String#toUpperCase turns ſ into S, ı into I, ß into SS and ﬆ into ST.
+    expect(rejection({ ...base, action: 'ſell' })).toBe("Invalid request: action: must be BUY or SELL (any case), got 'ſell'");
+    expect(rejection({ ...base, orderType: 'lımıt', limitPrice: 1 })).toMatch(/^Invalid request: orderType: must be one of MARKET/);
+    expect(rejection({ ...base, orderType: 'ﬆopmarket', stopPrice: 1 })).toMatch(/^Invalid request: orderType: /);
+    expect(rejection({ ...base, instrument: 'eſ 09-25' })).toMatch(/^Invalid request: instrument: must be <SYMBOL> <MM-YY>/);
+    expect(rejection({ ...base, instrument: 'ßs 09-25' })).toMatch(/^Invalid request: instrument: /);
+    expect(parseOrder({ ...base, action: 'sElL', instrument: 'es 09-25' })).toMatchObject({ action: 'SELL', instrument: 'ES 09-25' });
+  });
+
+  it.each([
+    ['\u0085', 'must not contain control characters'], // C1 control (NEL)
+    ['\u009b', 'must not contain control characters'], // C1 CSI: a terminal escape
+    ['\u200d', 'must not contain invisible formatting characters'], // zero-width joiner
+    ['\u202e', 'must not contain invisible formatting characters'], // right-to-left override
+    ['\ufeff', 'must not contain invisible formatting characters'], // byte-order mark
+    ['\u2028', 'must not contain invisible formatting characters'], // line separator
+    ['\ud800', 'must be well-formed Unicode (no lone surrogates)'], // becomes U+FFFD in SQLite, throws in encodeURIComponent
+  ])('refuses a name holding %j: the store, a URL and a terminal would not carry it unchanged', (char, why) => {
+    for (const field of ['account', 'ocoId', 'strategy']) {
+      expect(rejection({ ...base, [field]: `Sim${char}101` })).toBe(`Invalid request: ${field}: ${why}`);
+    }
+    expect(() => parseAccountName(`a${char}b`)).toThrow(`Invalid request: account: ${why}`);
+    expect(parseAccountName('Compte-Été 😀')).toBe('Compte-Été 😀');
+  });
+
+  it('keeps a rejection short and on one line, whatever the body held', () => {
+    const many: Record<string, unknown> = { ...base };
+    for (let i = 0; i < 50; i++) many[`k${i}`] = i;
+    expect(rejection(many)).toBe(
+      `Invalid request: ${Array.from({ length: 10 }, (_, i) => `k${i}: is not a known field`).join('; ')}; and 40 more`,
+    );
+    const longKey = rejection({ ...base, ['𐀀'.repeat(5000)]: 1 });
+    expect(longKey).toBe(`Invalid request: ${'𐀀'.repeat(37)}...: is not a known field`);
+    expect(rejection({ ...base, 'a\nb\u001b[2J': 1 })).toBe('Invalid request: a\\u000ab\\u001b[2J: is not a known field');
+    expect(rejection({ ...base, action: 'x\r\ny' })).toBe("Invalid request: action: must be BUY or SELL (any case), got 'x\\u000d\\u000ay'");
+  });
+});
+
 describe('fieldError (one field at a time, for prompts)', () => {
   it('gives the same message the whole order gets for that field', () => {
     const cases: Array<[keyof typeof base | 'limitPrice' | 'ocoId', unknown]> = [

@@ -79,6 +79,48 @@ describe('auth over HTTP', () => {
   });
 });
 
+describe('a token that differs only in length or case', () => {
+  const SERVER_TOKEN = 'MiXeD-Case-Token-0123456789';
+  const near = [
+    SERVER_TOKEN.toUpperCase(),
+    SERVER_TOKEN.toLowerCase(),
+    SERVER_TOKEN.replace('M', 'm'), // one letter's case
+    SERVER_TOKEN.slice(0, -1), // one character short
+    `${SERVER_TOKEN}9`, // one character long
+    SERVER_TOKEN.slice(1),
+    `${SERVER_TOKEN}${SERVER_TOKEN}`,
+    SERVER_TOKEN.slice(0, 8), // a prefix
+  ];
+
+  it('is refused over HTTP and over the WebSocket upgrade; the exact token passes', async () => {
+    const server = await startServer({ token: SERVER_TOKEN });
+    try {
+      const before = server.snapshot();
+      for (const token of near) {
+        const reply = await server.http('POST', PLACE, {
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: ES_MARKET,
+        });
+        expect({ token, status: reply.status, body: reply.body }).toEqual({ token, status: 401, body: INVALID });
+        expect(await refusedUpgrade(server.wsUrl, { authorization: `Bearer ${token}` })).toEqual({ status: 401, body: INVALID });
+      }
+      expect(server.snapshot()).toEqual(before);
+      expect((await server.http('GET', '/v1/api/positions', { headers: { authorization: `Bearer ${SERVER_TOKEN}` } })).status).toBe(200);
+      const client = await connect(server.wsUrl, { authorization: `Bearer ${SERVER_TOKEN}` });
+      await client.close();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('is refused by the authenticator itself, whatever its length (both sides are hashed before the constant-time compare)', () => {
+    const check = createAuthenticator(SERVER_TOKEN);
+    for (const token of [...near, `${SERVER_TOKEN}\u0000`]) expect(check(`Bearer ${token}`)).toBe('invalid');
+    for (const length of [1, 26, 27, 28, 64, 1000, 100_000]) expect(check(`Bearer ${'x'.repeat(length)}`)).toBe('invalid');
+    expect(check(`Bearer ${SERVER_TOKEN}`)).toBe('ok');
+  });
+});
+
 describe('auth over WebSocket', () => {
   it('refuses the upgrade without the token; accepts it with the token', async () => {
     const server = await startServer();

@@ -4,14 +4,16 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { connect as connectTcp } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Agent, request } from 'undici';
 import WebSocket from 'ws';
 import { createEngine, type Engine } from '../../src/engine/engine.js';
 import { createServer, type ServerOptions } from '../../src/server/server.js';
+import { HARNESS_TOKEN } from '../helpers/tokens.js';
 
-export const TOKEN = 'test-token-0123456789abcdef';
+export const TOKEN = HARNESS_TOKEN;
 export const AUTH = { authorization: `Bearer ${TOKEN}` };
 export const JSON_AUTH = { ...AUTH, 'content-type': 'application/json' };
 
@@ -189,5 +191,16 @@ export function refusedUpgrade(wsUrl: string, headers: Record<string, string>): 
       res.on('data', (chunk: string) => (text += chunk));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
     });
+  });
+}
+
+/** Writes raw bytes to the server on a fresh connection and resolves with everything it answers until it closes. */
+export function rawHttp(url: string, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connectTcp(Number(new URL(url).port), '127.0.0.1', () => socket.write(text));
+    let received = '';
+    socket.setEncoding('latin1').on('data', (chunk: string) => (received += chunk));
+    socket.on('close', () => resolve(received));
+    socket.on('error', reject);
   });
 }

@@ -1,4 +1,6 @@
 /** Size, content type, bad JSON and the rate limit: each an {error} answer, none crashing or storing. */
+import { connect as connectTcp } from 'node:net';
+import { Client } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTokenBucket, describeRateLimit, parseBurst, parseRate } from '../../src/server/limits.js';
 import { AUTH, connect, ES_MARKET, JSON_AUTH, refusedUpgrade, startServer, type Harness } from './harness.js';
@@ -51,6 +53,46 @@ describe('bad requests', () => {
       status: 400,
       body: { error: 'Invalid request: strategy: must be at most 64 characters' },
     });
+  });
+});
+
+describe('requests the HTTP parser refuses (found by test/server/fuzz-http.test.ts)', () => {
+  it('a URL over the header limit gets 431 {error} with Connection: close, and the same keep-alive client goes on', async () => {
+    server = await startServer();
+    const client = new Client(server.url, { keepAliveTimeout: 60_000 });
+    try {
+      // Before: fastify's default answer had no Connection: close, so the client's next request
+      // went out on the closing socket and failed with "other side closed".
+      for (let round = 0; round < 3; round++) {
+        const long = await client.request({ method: 'GET', path: `/v1/api/positions?x=${'a'.repeat(20_000)}`, headers: AUTH });
+        expect({ status: long.statusCode, connection: long.headers.connection, body: await long.body.json() }).toEqual({
+          status: 431,
+          connection: 'close',
+          body: { error: 'Request headers (the URL included) are larger than 16 KiB' },
+        });
+        const next = await client.request({ method: 'GET', path: '/v1/api/positions', headers: AUTH });
+        expect(next.statusCode).toBe(200);
+        await next.body.dump();
+      }
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a malformed request gets 400 {error} and a closed connection', async () => {
+    server = await startServer();
+    const { port } = new URL(server.url);
+    const reply = await new Promise<string>((resolve, reject) => {
+      const socket = connectTcp(Number(port), '127.0.0.1', () => socket.end('GET /v1/api/positions HTTP/1.1\r\nBad Header\r\n\r\n'));
+      let text = '';
+      socket.setEncoding('utf8').on('data', (d: string) => (text += d));
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+    });
+    const body = JSON.stringify({ error: 'Invalid request: the HTTP request is malformed' });
+    expect(reply).toBe(
+      `HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
   });
 });
 

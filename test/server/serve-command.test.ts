@@ -12,6 +12,7 @@ import { createContext } from '../../src/cli/context.js';
 import { createIo } from '../../src/cli/io.js';
 import type { Env } from '../../src/config/paths.js';
 import { BIN, runCli, tempHome } from '../helpers/cli.js';
+import { recordRun, secretsOf } from '../helpers/run-log.js';
 import { ES_MARKET } from './harness.js';
 
 const PLACE = '/v1/api/accounts/Sim101/orders/place';
@@ -45,7 +46,13 @@ function spawnServe(args: string[], extraEnv: Env = {}) {
   let stderr = '';
   let stdout = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('close', (code) => {
+      const argv = ['serve', '--port', '0', ...args];
+      recordRun({ kind: 'serve', argv, secrets: secretsOf(argv, { ...env, ...extraEnv }), stdout, stderr });
+      resolve(code);
+    }),
+  );
   const url = new Promise<string>((resolve, reject) => {
     child.stderr!.setEncoding('utf8').on('data', (d: string) => {
       stderr += d;

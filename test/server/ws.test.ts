@@ -1,6 +1,6 @@
 /** The WebSocket RPC at /ws/stream over a real socket: replies by id, bad messages, the store after each. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AUTH, connect, ES_MARKET, refusedUpgrade, startServer, TOKEN, type Harness, type RpcClient } from './harness.js';
+import { AUTH, connect, ES_MARKET, rawHttp, refusedUpgrade, startServer, TOKEN, type Harness, type RpcClient } from './harness.js';
 
 const ORDER_ID = expect.stringMatching(/^[0-9a-f]{32}$/);
 const ES = { account: 'Sim101', ...ES_MARKET };
@@ -135,6 +135,17 @@ describe('WebSocket RPC', () => {
     expect(client.socket.readyState).toBe(client.socket.OPEN);
   });
 
+  it('an id or api with a newline or an escape cannot forge or colour a --log line', async () => {
+    const forged = 'x\n2025-01-01T00:00:00.000Z 127.0.0.1 POST /v1/api/accounts/Sim101/orders/place 200 1.0ms';
+    expect((await client.call(forged, 'GetPositions')).status).toBe(200);
+    expect((await client.call('y', '\u001b[31mNope\u2028')).status).toBe(404);
+    const lines = server.logs.filter((line) => line.includes(' WS '));
+    expect(lines.map((line) => line.replace(/^\S+ /, '').replace(/ [\d.]+ms$/, ''))).toEqual([
+      "127.0.0.1 WS GetPositions id='x\\u000a2025-01-01T00:00:00.000Z 127.0.0.1... 200",
+      "127.0.0.1 WS '\\u001b[31mNope\\u2028' id='y' 404",
+    ]);
+  });
+
   it('a message over 64 KiB gets a 413 reply without being parsed; the connection stays open', async () => {
     client.send(JSON.stringify({ action: 'rpc', id: 'big', api: 'PlaceOrder', args: { ...ES, strategy: 'x'.repeat(70_000) } }));
     expect(await client.next()).toEqual({ id: null, status: 413, data: { error: 'Message is larger than 64 KiB' } });
@@ -196,6 +207,30 @@ describe('WebSocket upgrade', () => {
       status: 404,
       body: { error: 'Route GET /ws/other not found' },
     });
+  });
+
+  // Found by test/server/fuzz-ws.test.ts: ws answered these in text/html, and any route upgraded.
+  it('a malformed upgrade is a 400 or 405 {error} in JSON that says what is wrong, and the socket closes', async () => {
+    const key = 'dGhlIHNhbXBsZSBub25jZQ==';
+    const upgrade = (lines: string[], method = 'GET', path = '/ws/stream') =>
+      rawHttp(server.url, `${method} ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKEN}\r\nConnection: Upgrade\r\n${lines.join('\r\n')}\r\n\r\n`);
+    const cases: Array<[Promise<string>, number, string]> = [
+      [upgrade(['Upgrade: websocket', 'Sec-WebSocket-Version: 13']), 400, 'Invalid WebSocket upgrade: Missing or invalid Sec-WebSocket-Key header'],
+      [upgrade(['Upgrade: websocket', `Sec-WebSocket-Key: ${key}`, 'Sec-WebSocket-Version: 7']), 400, 'Invalid WebSocket upgrade: Missing or invalid Sec-WebSocket-Version header'],
+      [upgrade(['Upgrade: h2c', `Sec-WebSocket-Key: ${key}`, 'Sec-WebSocket-Version: 13']), 400, 'Invalid WebSocket upgrade: Invalid Upgrade header'],
+      [upgrade(['Upgrade: websocket', `Sec-WebSocket-Key: ${key}`, 'Sec-WebSocket-Version: 13', 'Sec-WebSocket-Protocol: , ,']), 400, 'Invalid WebSocket upgrade: Invalid Sec-WebSocket-Protocol header'],
+      [upgrade(['Upgrade: websocket', `Sec-WebSocket-Key: ${key}`, 'Sec-WebSocket-Version: 13'], 'GET', '/v1/api/positions'), 400, 'Invalid request: only /ws/stream takes WebSocket upgrades'],
+      [upgrade(['Upgrade: websocket', `Sec-WebSocket-Key: ${key}`, 'Sec-WebSocket-Version: 13', 'Content-Type: application/json', 'Content-Length: 2', '', '{}'], 'POST', '/v1/api/accounts/Sim101/orders/place'), 400, 'Invalid request: only /ws/stream takes WebSocket upgrades'],
+    ];
+    const before = server.snapshot();
+    for (const [reply, status, error] of cases) {
+      const text = await reply;
+      expect(text).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
+      expect(text).toMatch(/\r\ncontent-type: application\/json; charset=utf-8\r\n/i);
+      expect(text).toMatch(/\r\nconnection: close\r\n/i);
+      expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toEqual({ error });
+    }
+    expect(server.snapshot()).toEqual(before);
   });
 
   it('a plain GET of /ws/stream is a 426 {error}', async () => {
