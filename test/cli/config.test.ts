@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
@@ -215,5 +215,18 @@ describe('remote backends from the CLI', () => {
     expect(embedded.stdout).toContain(`embedded engine (${join(env.TRADE_HOME!, 'trade.db')}): PlaceOrder`);
     for (const r of [http, ws, embedded]) expect(r.stdout + r.stderr).not.toContain(TOKEN);
     expect(requests).toBe(0);
+  });
+});
+
+describe('config writes from many processes at once', () => {
+  it('loses none of them', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => runBin(['--profile', `p${i}`, 'config', 'set', 'account', `Acct${i}`], env)),
+    );
+    for (const r of results) expect(r).toMatchObject({ code: 0 });
+    const file = JSON.parse(readFileSync(join(env.TRADE_CONFIG_DIR!, 'config.json'), 'utf8'));
+    expect(Object.keys(file.profiles).sort()).toEqual(Array.from({ length: 12 }, (_, i) => `p${i}`).sort());
+    for (let i = 0; i < 12; i++) expect(file.profiles[`p${i}`]).toEqual({ account: `Acct${i}` });
+    expect(existsSync(join(env.TRADE_CONFIG_DIR!, 'config.json.lock'))).toBe(false);
   });
 });
