@@ -1,0 +1,113 @@
+/**
+ * The http backend against servers that misbehave, through the built bin as a user runs it:
+ * every case ends with a clear message and the right exit code, and the server saw the order
+ * exactly once (nothing is re-sent).
+ */
+import type { ServerResponse } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Env } from '../../src/config/paths.js';
+import { orderArgs, runBin, tempHome } from '../helpers/cli.js';
+import { type CountingServer, hostileHttpServer, json, ORDER_ID, trickle } from '../helpers/hostile.js';
+
+const TOKEN = 'hostile-http-token-0123456789';
+let server: CountingServer;
+let host: string;
+let home: { env: Env; cleanup: () => void };
+
+const html = (res: ServerResponse, status: number) => {
+  res.writeHead(status, { 'content-type': 'text/html' });
+  res.end('<html><body><h1>Bad Gateway</h1></body></html>');
+};
+
+beforeAll(async () => {
+  server = await hostileHttpServer({
+    ok: (_req, res) => json(res, 200, { orderId: ORDER_ID, success: true }),
+    slowheaders: (req) => trickle(req.socket, 'HTTP/1.1 200 OK\r\n', (n) => `x-slow-${n}: still coming\r\n`),
+    slowbody: (req) =>
+      trickle(req.socket, 'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{', () => ' '),
+    endless: (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(64 * 1024, ' ');
+      const more = () => {
+        while (!res.destroyed && res.write(chunk));
+      };
+      res.on('drain', more);
+      more();
+    },
+    hang: () => undefined,
+    html200: (_req, res) => html(res, 200),
+    html502: (_req, res) => html(res, 502),
+    truncated: (_req, res) => json(res, 200, '{"orderId":"c0ffee'),
+    cut: (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      res.write('{"orderId":"c0f');
+      setTimeout(() => res.socket?.destroy(), 20);
+    },
+    wrongshape: (_req, res) => json(res, 200, { id: 1, ok: true }),
+    wrongtype: (_req, res) => json(res, 200, { orderId: 42, success: true }),
+    notsuccess: (_req, res) => json(res, 200, { orderId: ORDER_ID, success: false }),
+    rejected: (_req, res) => json(res, 400, { error: 'Invalid request: quantity: too big' }),
+    unauthorized: (_req, res) => json(res, 401, { error: 'Unauthorized' }),
+    limited: (_req, res) => json(res, 429, { error: 'Rate limit exceeded' }, { 'retry-after': '7' }),
+  });
+  host = new URL(server.url).host;
+  home = tempHome();
+});
+afterAll(async () => {
+  await server.close();
+  home.cleanup();
+});
+
+function place(account: string, extra: string[] = [], timeout = '0.5') {
+  const env: Env = { ...home.env, TRADE_BACKEND: 'http', TRADE_BASE_URL: server.url, TRADE_TOKEN: TOKEN, TRADE_TIMEOUT: timeout };
+  return runBin(['place', ...orderArgs({ '--account': account }), ...extra], env);
+}
+
+const unknown = (why: string) =>
+  `Error: Outcome unknown — the order may have been placed (${why}); check with \`trade orders\` before trying again.\n`;
+
+describe.concurrent('trade place --backend http against a broken server', () => {
+  it.each([
+    ['slowheaders', () => unknown(`no reply from ${host} within 0.5 s`)],
+    ['slowbody', () => unknown(`no complete reply from ${host} within 0.5 s`)],
+    ['hang', () => unknown(`no reply from ${host} within 0.5 s`)],
+    ['html200', () => unknown(`http (${host}) answered 200 with a body that is not {orderId, success:true}`)],
+    ['html502', () => unknown(`http (${host}) failed with HTTP 502: HTTP 502 with a body that is not the service's error shape`)],
+    ['truncated', () => unknown(`http (${host}) answered 200 with a body that is not {orderId, success:true}`)],
+    ['cut', () => unknown(`the connection to ${host} failed after the request was sent (UND_ERR_SOCKET)`)],
+    ['wrongshape', () => unknown(`http (${host}) answered 200 with a body that is not {orderId, success:true}`)],
+    ['wrongtype', () => unknown(`http (${host}) answered 200 with a body that is not {orderId, success:true}`)],
+    ['notsuccess', () => unknown(`http (${host}) answered 200 with a body that is not {orderId, success:true}`)],
+  ])('%s: exit 4, outcome unknown, sent exactly once', async (account, message) => {
+    const started = Date.now();
+    const result = await place(account);
+    expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({ code: 4, stdout: '', stderr: message() });
+    // The timeout bounds the whole reply, however slowly its bytes come (the bound is loose for busy machines).
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(server.count(account)).toBe(1);
+  });
+
+  it('endless: a reply that never ends is cut off at 16 MiB, exit 4, sent exactly once', async () => {
+    const result = await place('endless', [], '30');
+    expect(result).toEqual({ code: 4, stdout: '', stderr: unknown(`${host} sent a reply larger than 16 MiB`) });
+    expect(server.count('endless')).toBe(1);
+  });
+
+  it.each([
+    ['rejected', 1, 'Error: Invalid request: quantity: too big\n'],
+    ['unauthorized', 3, 'Error: The service refused the token (401: Unauthorized).\n  Set a valid token with `trade login` (or TRADE_TOKEN).\n'],
+    ['limited', 5, () => `Error: Rate limited by http (${host}): Rate limit exceeded. Nothing was placed; retry after 7 s.\n`],
+  ])('%s: exit %i with the service message, sent exactly once', async (account, code, stderr) => {
+    const result = await place(account);
+    expect(result).toEqual({ code, stdout: '', stderr: typeof stderr === 'string' ? stderr : stderr() });
+    expect(server.count(account)).toBe(1);
+  });
+
+  it('--json prints the error as JSON on stdout, and nothing but the message on stderr', async () => {
+    const result = await place('hang', ['--json']);
+    expect(result.code).toBe(4);
+    expect(JSON.parse(result.stdout)).toEqual({ error: unknown(`no reply from ${host} within 0.5 s`).slice(7, -1) });
+    expect(result.stderr).toBe('');
+    expect(result.stdout).not.toContain(TOKEN);
+  });
+});
