@@ -53,7 +53,8 @@ export function outcomeUnknown(why: string, cause?: unknown, effect: Effect = EF
   });
 }
 
-function errorText(body: unknown): string | undefined {
+/** The service's error message in either shape, or undefined when the body is not one. */
+export function errorText(body: unknown): string | undefined {
   const parsed = errorResponseSchema.safeParse(body);
   if (!parsed.success) return undefined;
   const { error, detail } = parsed.data;

@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { type WebSocket, WebSocketServer } from 'ws';
 
 export type HttpBehaviour = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -65,3 +66,56 @@ export const json = (res: ServerResponse, status: number, body: unknown, headers
 };
 
 export const ORDER_ID = 'c0ffee'.padEnd(32, '0');
+
+export type WsBehaviour = (ws: WebSocket, message: { id: unknown; args?: { account?: string } }) => void;
+export type UpgradeBehaviour = (socket: Socket) => void;
+
+/**
+ * A WebSocket server: the upgrade's path may pick a handshake that goes wrong; on a completed
+ * one, each RPC's `args.account` picks how it is answered. RPCs are counted by that account,
+ * upgrades by their path.
+ */
+export async function hostileWsServer(
+  upgrades: Record<string, UpgradeBehaviour>,
+  behaviours: Record<string, WsBehaviour>,
+): Promise<CountingServer & { upgrades(path: string): number }> {
+  const counter = createCounter();
+  const upgradeCounter = createCounter();
+  const server = createServer();
+  const wss = new WebSocketServer({ noServer: true });
+  const sockets = new Set<Socket>();
+  server.on('upgrade', (req, socket: Socket, head) => {
+    sockets.add(socket.once('close', () => sockets.delete(socket)));
+    const path = req.url ?? '/';
+    upgradeCounter.add(path);
+    const upgrade = upgrades[path];
+    if (upgrade) return upgrade(socket);
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      ws.on('message', (raw) => {
+        const message = JSON.parse(raw.toString()) as { id: unknown; args?: { account?: string } };
+        const account = message.args?.account ?? '';
+        counter.add(account);
+        (behaviours[account] ?? behaviours.ok!)(ws, message);
+      });
+    });
+  });
+  const host = await listen(server);
+  return {
+    url: `ws://${host}`,
+    count: counter.count,
+    upgrades: upgradeCounter.count,
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      wss.close();
+      await shut(server);
+    },
+  };
+}
+
+/** A raw HTTP response on an upgrade's socket, then the socket is closed. */
+export function rawResponse(status: string, headers: Record<string, string>, body: string): UpgradeBehaviour {
+  const head = Object.entries({ ...headers, 'content-length': String(Buffer.byteLength(body)), connection: 'close' })
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
+  return (socket) => socket.end(`HTTP/1.1 ${status}\r\n${head}\r\n${body}`);
+}
