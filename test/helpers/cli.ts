@@ -54,6 +54,8 @@ export function runBin(argv: string[], env: Env, input?: string): Promise<CliRes
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    // A command that never reads its input may exit before the write: EPIPE then is no failure.
+    child.stdin.on('error', () => undefined);
     child.stdin.end(input ?? '');
   });
 }

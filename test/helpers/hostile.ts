@@ -1,7 +1,8 @@
 /**
  * Servers that misbehave on purpose, for the remote backends' tests through the real CLI. Each
  * counts what it receives by a key (the account in the path or the RPC's args), so concurrent
- * tests share one server and each still sees exactly its own requests.
+ * tests share one server and each still sees exactly its own requests. A key picks its behaviour
+ * by its first word: `hang-batch-3` hangs like `hang`, and is counted apart from it.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -16,6 +17,11 @@ export interface CountingServer {
   close(): Promise<void>;
 }
 
+/** The behaviour for a key: its own, else that of the word before its first '-', else `ok`. */
+export function pick<T>(behaviours: Record<string, T>, key: string): T {
+  return behaviours[key] ?? behaviours[key.split('-')[0]!] ?? behaviours.ok!;
+}
+
 export function createCounter() {
   const counts = new Map<string, number>();
   return {
@@ -26,6 +32,7 @@ export function createCounter() {
 
 /** Writes a chunk every `everyMs` until the socket closes: bytes that trickle in, never finishing. */
 export function trickle(socket: Socket, first: string, chunk: (n: number) => string, everyMs = 100): void {
+  socket.on('error', () => undefined); // the client hanging up mid-trickle is the point
   socket.write(first);
   let n = 0;
   const timer = setInterval(() => {
@@ -53,7 +60,7 @@ export async function hostileHttpServer(behaviours: Record<string, HttpBehaviour
     req.resume();
     req.on('end', () => {
       counter.add(account);
-      (behaviours[account] ?? behaviours.ok!)(req, res);
+      pick(behaviours, account)(req, res);
     });
   });
   const host = await listen(server);
@@ -71,9 +78,9 @@ export type WsBehaviour = (ws: WebSocket, message: { id: unknown; args?: { accou
 export type UpgradeBehaviour = (socket: Socket) => void;
 
 /**
- * A WebSocket server: the upgrade's path may pick a handshake that goes wrong; on a completed
- * one, each RPC's `args.account` picks how it is answered. RPCs are counted by that account,
- * upgrades by their path.
+ * A WebSocket server: the upgrade path's first segment may pick a handshake that goes wrong; on
+ * a completed one, each RPC's `args.account` picks how it is answered. RPCs are counted by that
+ * account, upgrades by their whole path.
  */
 export async function hostileWsServer(
   upgrades: Record<string, UpgradeBehaviour>,
@@ -86,16 +93,17 @@ export async function hostileWsServer(
   const sockets = new Set<Socket>();
   server.on('upgrade', (req, socket: Socket, head) => {
     sockets.add(socket.once('close', () => sockets.delete(socket)));
+    socket.on('error', () => undefined); // a client that gives up on a bad handshake resets it
     const path = req.url ?? '/';
     upgradeCounter.add(path);
-    const upgrade = upgrades[path];
+    const upgrade = upgrades[`/${path.split('/')[1]}`];
     if (upgrade) return upgrade(socket);
     wss.handleUpgrade(req, socket, head, (ws) => {
       ws.on('message', (raw) => {
         const message = JSON.parse(raw.toString()) as { id: unknown; args?: { account?: string } };
         const account = message.args?.account ?? '';
         counter.add(account);
-        (behaviours[account] ?? behaviours.ok!)(ws, message);
+        pick(behaviours, account)(ws, message);
       });
     });
   });

@@ -44,8 +44,6 @@ beforeAll(async () => {
       setTimeout(() => res.socket?.destroy(), 20);
     },
     wrongshape: (_req, res) => json(res, 200, { id: 1, ok: true }),
-    wrongtype: (_req, res) => json(res, 200, { orderId: 42, success: true }),
-    notsuccess: (_req, res) => json(res, 200, { orderId: ORDER_ID, success: false }),
     rejected: (_req, res) => json(res, 400, { error: 'Invalid request: quantity: too big' }),
     unauthorized: (_req, res) => json(res, 401, { error: 'Unauthorized' }),
     limited: (_req, res) => json(res, 429, { error: 'Rate limit exceeded' }, { 'retry-after': '7' }),
@@ -76,8 +74,6 @@ describe.concurrent('trade place --backend http against a broken server', () => 
     ['truncated', () => unknown(`http (${host}) answered 200 with a body that is not {orderId, success:true}`)],
     ['cut', () => unknown(`the connection to ${host} failed after the request was sent (UND_ERR_SOCKET)`)],
     ['wrongshape', () => unknown(`http (${host}) answered 200 with a body that is not {orderId, success:true}`)],
-    ['wrongtype', () => unknown(`http (${host}) answered 200 with a body that is not {orderId, success:true}`)],
-    ['notsuccess', () => unknown(`http (${host}) answered 200 with a body that is not {orderId, success:true}`)],
   ])('%s: exit 4, outcome unknown, sent exactly once', async (account, message) => {
     const started = Date.now();
     const result = await place(account);
@@ -109,5 +105,44 @@ describe.concurrent('trade place --backend http against a broken server', () => 
     expect(JSON.parse(result.stdout)).toEqual({ error: unknown(`no reply from ${host} within 0.5 s`).slice(7, -1) });
     expect(result.stderr).toBe('');
     expect(result.stdout).not.toContain(TOKEN);
+  });
+});
+
+describe.concurrent('trade batch --backend http against a broken server', () => {
+  const line = (id: string, account: string) =>
+    JSON.stringify({ api: 'PlaceOrder', id, args: { account, instrument: 'ES 09-25', action: 'BUY', quantity: 1, orderType: 'MARKET', timeInForce: 'DAY' } });
+  const batch = (lines: string[], concurrency: number) =>
+    runBin(['batch', '-', '--concurrency', String(concurrency)], { ...home.env, TRADE_BACKEND: 'http', TRADE_BASE_URL: server.url, TRADE_TOKEN: TOKEN, TRADE_TIMEOUT: '0.5' }, `${lines.join('\n')}\n`);
+  const outcomes = (stdout: string) =>
+    stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; status: number | null; outcome?: string }).map((r) => [r.id, r.status, r.outcome ?? 'done']);
+
+  it.each(['html200', 'slowbody'])(
+    'a line answered %s is unknown, the lines after it are not sent (exit 4)',
+    async (behaviour) => {
+      const key = (n: number) => `${behaviour}-batch${n === 3 ? '' : `-ok${n}`}`;
+      const result = await batch([line('a', `ok-${behaviour}-1`), line('b', `ok-${behaviour}-2`), line('c', key(3)), line('d', `ok-${behaviour}-4`)], 1);
+      expect(result.code).toBe(4);
+      expect(outcomes(result.stdout)).toEqual([['a', 200, 'done'], ['b', 200, 'done'], ['c', null, 'unknown'], ['d', null, 'not-sent']]);
+      expect(result.stderr).toMatch(/^Error: Batch of 4 lines: 2 succeeded, 0 rejected, 1 outcome unknown \(check with `trade orders`\), 1 not sent\. Stopped after: Outcome unknown — /);
+      expect([1, 2, 3, 4].map((n) => server.count(n === 3 ? key(3) : `ok-${behaviour}-${n}`))).toEqual([1, 1, 1, 0]);
+    },
+  );
+
+  it('a line that hangs does not hold the others: they go on, and only it is unknown (exit 4)', async () => {
+    const lines = Array.from({ length: 10 }, (_, i) => line(`l${i + 1}`, i === 3 ? 'hang-batch' : `ok-hangbatch-${i + 1}`));
+    const result = await batch(lines, 4);
+    expect(result.code).toBe(4);
+    expect(outcomes(result.stdout)).toEqual(lines.map((_, i) => [`l${i + 1}`, i === 3 ? null : 200, i === 3 ? 'unknown' : 'done']));
+    expect(server.count('hang-batch')).toBe(1);
+  });
+
+  it('a 429 is that line\'s answer and the rest go on (exit 5); a 401 stops the batch (exit 3)', async () => {
+    const limited = await batch([line('a', 'ok-429-1'), line('b', 'limited-batch'), line('c', 'ok-429-3')], 1);
+    expect(limited.code).toBe(5);
+    expect(outcomes(limited.stdout)).toEqual([['a', 200, 'done'], ['b', 429, 'done'], ['c', 200, 'done']]);
+    const refused = await batch([line('a', 'ok-401-1'), line('b', 'unauthorized-batch'), line('c', 'ok-401-3')], 1);
+    expect(refused.code).toBe(3);
+    expect(outcomes(refused.stdout)).toEqual([['a', 200, 'done'], ['b', 401, 'done'], ['c', null, 'not-sent']]);
+    expect(server.count('ok-401-3')).toBe(0);
   });
 });

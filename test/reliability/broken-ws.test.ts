@@ -31,7 +31,6 @@ beforeAll(async () => {
       noStatus: (ws, m) => ws.send(JSON.stringify({ id: m.id, result: { orderId: ORDER_ID } })),
       wrongshape: (ws, m) => ws.send(JSON.stringify({ id: m.id, status: 200, data: { id: 1 } })),
       closemid: (ws) => ws.close(1011, 'internal error'),
-      kill: (ws) => ws.terminate(),
       hang: () => undefined,
       rejected: (ws, m) => ws.send(JSON.stringify({ id: m.id, status: 400, data: { error: 'Invalid request: action: bad' } })),
       unauthorized: (ws, m) => ws.send(JSON.stringify({ id: m.id, status: 401, data: { error: 'Unauthorized' } })),
@@ -64,7 +63,6 @@ describe.concurrent('trade place --backend ws against a broken server', () => {
     ['noStatus', () => unknown(`ws (${host}) answered with a message that is not {id, status, data}`)],
     ['wrongshape', () => unknown(`ws (${host}) answered 200 with a body that is not {orderId, success:true}`)],
     ['closemid', () => unknown(`the connection to ${host} closed before the reply`)],
-    ['kill', () => unknown(`the connection to ${host} closed before the reply`)],
     ['hang', () => unknown(`no reply from ${host} within 0.5 s`)],
   ])('after the RPC was sent, %s: exit 4, outcome unknown, sent exactly once', async (account, message) => {
     const result = await place(account);
@@ -95,5 +93,45 @@ describe.concurrent('trade place --backend ws against a broken server', () => {
     expect(result).toEqual({ code, stdout: '', stderr: stderr() });
     expect(server.upgrades(path)).toBe(1);
     expect(server.count(account)).toBe(0);
+  });
+});
+
+describe.concurrent('trade batch --backend ws against a broken server', () => {
+  const line = (id: string, account: string) =>
+    JSON.stringify({ api: 'PlaceOrder', id, args: { account, instrument: 'ES 09-25', action: 'BUY', quantity: 1, orderType: 'MARKET', timeInForce: 'DAY' } });
+  const batch = (lines: string[], concurrency: number, path = '/ws/stream') =>
+    runBin(
+      ['batch', '-', '--concurrency', String(concurrency)],
+      { ...home.env, TRADE_BACKEND: 'ws', TRADE_WS_URL: `${server.url}${path}`, TRADE_TOKEN: TOKEN, TRADE_TIMEOUT: '0.5' },
+      `${lines.join('\n')}\n`,
+    );
+  const outcomes = (stdout: string) =>
+    stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; status: number | null; outcome?: string }).map((r) => [r.id, r.status, r.outcome ?? 'done']);
+
+  it.each(['garbage', 'wrongid', 'closemid'])(
+    'a line answered %s is unknown, the lines after it are not sent (exit 4)',
+    async (behaviour) => {
+      const accounts = [`ok-${behaviour}-1`, `${behaviour}-batch`, `ok-${behaviour}-3`, `ok-${behaviour}-4`];
+      const result = await batch(accounts.map((a, i) => line(`l${i + 1}`, a)), 1);
+      expect(result.code).toBe(4);
+      expect(outcomes(result.stdout)).toEqual([['l1', 200, 'done'], ['l2', null, 'unknown'], ['l3', null, 'not-sent'], ['l4', null, 'not-sent']]);
+      expect(result.stderr).toContain('Batch of 4 lines: 1 succeeded, 0 rejected, 1 outcome unknown (check with `trade orders`), 2 not sent.');
+      expect(accounts.map((a) => server.count(a))).toEqual([1, 1, 0, 0]);
+    },
+  );
+
+  it.each([
+    ['/html/batch', 4],
+    ['/nohandshake/batch', 4],
+    ['/unauthorized/batch', 3],
+  ])('a handshake at %s that goes wrong: one attempt, every line not sent (exit %i)', async (path, code) => {
+    const accounts = [1, 2, 3, 4, 5].map((n) => `ok-${path.split('/')[1]}-${n}`);
+    const result = await batch(accounts.map((a, i) => line(`l${i + 1}`, a)), 3, path);
+    expect(result.code).toBe(code);
+    // The lines in flight shared the one handshake: the first carries its answer, none was sent.
+    const first = code === 3 ? [401, 'done'] : [null, 'not-sent'];
+    expect(outcomes(result.stdout)).toEqual([['l1', ...first], ...['l2', 'l3', 'l4', 'l5'].map((id) => [id, null, 'not-sent'])]);
+    expect(server.upgrades(path)).toBe(1);
+    expect(accounts.map((a) => server.count(a))).toEqual([0, 0, 0, 0, 0]);
   });
 });
