@@ -45,6 +45,8 @@ beforeAll(async () => {
     },
     wrongshape: (_req, res) => json(res, 200, { id: 1, ok: true }),
     rejected: (_req, res) => json(res, 400, { error: 'Invalid request: quantity: too big' }),
+    escapes: (_req, res) => json(res, 400, { error: `\u001b]0;owned\u0007\u001b[2J\u202eRejected: ${'x'.repeat(5000)}` }),
+    escapedid: (_req, res) => json(res, 200, { orderId: '\u001b[2J0123', success: true }),
     unauthorized: (_req, res) => json(res, 401, { error: 'Unauthorized' }),
     limited: (_req, res) => json(res, 429, { error: 'Rate limit exceeded' }, { 'retry-after': '7' }),
   });
@@ -74,6 +76,7 @@ describe.concurrent('trade place --backend http against a broken server', () => 
     ['truncated', () => unknown(`http (${host}) answered 200 with a body that is not {orderId, success:true}`)],
     ['cut', () => unknown(`the connection to ${host} failed after the request was sent (UND_ERR_SOCKET)`)],
     ['wrongshape', () => unknown(`http (${host}) answered 200 with a body that is not {orderId, success:true}`)],
+    ['escapedid', () => unknown(`http (${host}) answered 200 with a body that is not {orderId, success:true}`)],
   ])('%s: exit 4, outcome unknown, sent exactly once', async (account, message) => {
     const started = Date.now();
     const result = await place(account);
@@ -97,6 +100,12 @@ describe.concurrent('trade place --backend http against a broken server', () => 
     const result = await place(account);
     expect(result).toEqual({ code, stdout: '', stderr: typeof stderr === 'string' ? stderr : stderr() });
     expect(server.count(account)).toBe(1);
+  });
+
+  it('a message that would drive the terminal is shown escaped, and cut short (exit 1)', async () => {
+    const result = await place('escapes');
+    const shown = `\\u001b]0;owned\\u0007\\u001b[2J\\u202eRejected: ${'x'.repeat(500)}`.slice(0, 499);
+    expect(result).toEqual({ code: 1, stdout: '', stderr: `Error: ${shown}…\n` });
   });
 
   it('--json prints the error as JSON on stdout, and nothing but the message on stderr', async () => {
