@@ -6,7 +6,7 @@
 import WebSocket from 'ws';
 import type { Order } from '../order/schema.js';
 import { NetworkError } from '../order/errors.js';
-import { createHttpBackend, type HttpBackend } from './http.js';
+import type { HttpBackend } from './http.js';
 import { openSocket } from './ws-handshake.js';
 import {
   cancelReply,
@@ -59,7 +59,7 @@ export function createWsBackend(options: WsBackendOptions): WsBackend {
   const pending = new Map<string, Pending>();
   let nextId = 1;
   let connection: Promise<WebSocket> | undefined;
-  let reads: HttpBackend | undefined;
+  let reads: Promise<HttpBackend> | undefined;
 
   function failAll(why: string): void {
     for (const [id, p] of pending) {
@@ -145,11 +145,15 @@ export function createWsBackend(options: WsBackendOptions): WsBackend {
     return orderReply(reply.status, reply.data, { where, effect: EFFECT[operation] });
   }
 
-  /** The RPC API has no reads; orders and positions come from the REST API at base-url. */
-  function httpReads(): HttpBackend {
-    if (!options.baseUrl)
+  /**
+   * The RPC API has no reads; orders and positions come from the REST API at base-url. undici is
+   * loaded only then: an order over ws does not pay for it.
+   */
+  function httpReads(): Promise<HttpBackend> {
+    const baseUrl = options.baseUrl;
+    if (!baseUrl)
       throw new NetworkError('The ws backend reads orders and positions over HTTP: set base-url (`trade config set base-url URL`).');
-    reads ??= createHttpBackend({ ...options, baseUrl: options.baseUrl });
+    reads ??= import('./http.js').then(({ createHttpBackend }) => createHttpBackend({ ...options, baseUrl }));
     return reads;
   }
 
@@ -167,10 +171,10 @@ export function createWsBackend(options: WsBackendOptions): WsBackend {
       const reply = await rpc('ClosePosition', { account, instrument });
       return closeReply(reply.status, reply.data, { where });
     },
-    listOrders: (filter) => httpReads().listOrders(filter),
-    listPositions: (filter) => httpReads().listPositions(filter),
+    listOrders: async (filter) => (await httpReads()).listOrders(filter),
+    listPositions: async (filter) => (await httpReads()).listPositions(filter),
     async close() {
-      await reads?.close();
+      await (await reads?.catch(() => undefined))?.close();
       const open = connection;
       connection = undefined;
       if (!open) return;
