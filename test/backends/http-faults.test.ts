@@ -38,6 +38,8 @@ const behaviours: Record<string, Handler> = {
   wrongshape: (_q, res) => json(res, 200, { id: 1 }),
   wrongtype: (_q, res) => json(res, 200, { orderId: 42, success: true }),
   notsuccess: (_q, res) => json(res, 200, { orderId: 'a'.repeat(32), success: false }),
+  escapedid: (_q, res) => json(res, 200, { orderId: '\u001b[2J0123', success: true }),
+  longid: (_q, res) => json(res, 200, { orderId: 'a'.repeat(129), success: true }),
   truncated: (_q, res) => {
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
     res.write('{"orderId":"ab');
@@ -117,6 +119,8 @@ describe('http backend', () => {
     ['wrongshape', NetworkError, 4, 'answered 200 with a body that is not {orderId, success:true}'],
     ['wrongtype', NetworkError, 4, 'answered 200 with a body that is not {orderId, success:true}'],
     ['notsuccess', NetworkError, 4, 'answered 200 with a body that is not {orderId, success:true}'],
+    ['escapedid', NetworkError, 4, 'answered 200 with a body that is not {orderId, success:true}'],
+    ['longid', NetworkError, 4, 'answered 200 with a body that is not {orderId, success:true}'],
   ])('maps %s to %s (exit %i) with a clear message', async (account, type, exitCode, message) => {
     const error = (await attempt(account)) as InstanceType<typeof type>;
     expect(error).toBeInstanceOf(type);

@@ -17,6 +17,10 @@ beforeAll(async () => {
   server = createServer();
   wss = new WebSocketServer({ noServer: true });
   server.on('upgrade', (req, socket, head) => {
+    if (req.url === '/notfound') {
+      socket.end('HTTP/1.1 404 Not Found\r\ncontent-type: text/html\r\nconnection: close\r\n\r\n<html>Not here</html>');
+      return;
+    }
     if (req.headers.authorization !== `Bearer ${TOKEN}`) {
       socket.end('HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n{"error":"Unauthorized"}');
       return;
@@ -39,6 +43,12 @@ beforeAll(async () => {
             break;
           case 'wrongid':
             reply({ id: 'someone-else', status: 200, data: { orderId: 'x', success: true } });
+            break;
+          case 'nostatus':
+            reply({ id: msg.id, result: { orderId: 'x' } });
+            break;
+          case 'wrongshape':
+            reply({ id: msg.id, status: 200, data: { id: 1 } });
             break;
           case 'close':
             ws.close(1011);
@@ -102,8 +112,10 @@ describe('ws backend', () => {
   });
 
   it.each([
-    ['garbage', 'no reply from'],
-    ['wrongid', 'no reply from'],
+    ['garbage', 'no reply from 127.0.0.1'],
+    ['wrongid', 'within 0.3 s; it sent a reply to id "someone-else", which no request here has'],
+    ['nostatus', 'answered with a message that is not {id, status, data}'],
+    ['wrongshape', 'answered 200 with a body that is not {orderId, success:true}'],
     ['close', 'closed before the reply'],
     ['kill', 'closed before the reply'],
   ])('%s: the request is outcome unknown and was sent exactly once', async (account, why) => {
@@ -126,6 +138,17 @@ describe('ws backend', () => {
     const [a, b] = await Promise.all([slow, closing]);
     await backend.close();
     for (const e of [a, b]) expect(e).toMatchObject({ outcomeUnknown: true });
+  });
+
+  it('an upgrade answered with a 404 page is "nothing was sent", with what to check', async () => {
+    const backend = createWsBackend({ wsUrl: url.replace('/ws/stream', '/notfound'), token: TOKEN, timeoutMs: 2000 });
+    const error = await backend.placeOrder(order('ok')).catch((e) => e);
+    await backend.close();
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error.outcomeUnknown).toBe(false);
+    expect(error.message).toBe(`ws (${new URL(url).host}) did not accept the WebSocket upgrade (HTTP 404). Nothing was sent.`);
+    expect(error.hint).toContain('Check ws-url');
+    expect(received).toHaveLength(0);
   });
 
   it('a refused connection is "nothing was sent"', async () => {

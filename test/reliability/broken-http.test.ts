@@ -36,17 +36,10 @@ beforeAll(async () => {
     },
     hang: () => undefined,
     html200: (_req, res) => html(res, 200),
-    html502: (_req, res) => html(res, 502),
     truncated: (_req, res) => json(res, 200, '{"orderId":"c0ffee'),
-    cut: (_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
-      res.write('{"orderId":"c0f');
-      setTimeout(() => res.socket?.destroy(), 20);
-    },
     wrongshape: (_req, res) => json(res, 200, { id: 1, ok: true }),
     rejected: (_req, res) => json(res, 400, { error: 'Invalid request: quantity: too big' }),
     escapes: (_req, res) => json(res, 400, { error: `\u001b]0;owned\u0007\u001b[2J\u202eRejected: ${'x'.repeat(5000)}` }),
-    escapedid: (_req, res) => json(res, 200, { orderId: '\u001b[2J0123', success: true }),
     unauthorized: (_req, res) => json(res, 401, { error: 'Unauthorized' }),
     limited: (_req, res) => json(res, 429, { error: 'Rate limit exceeded' }, { 'retry-after': '7' }),
   });
@@ -72,11 +65,8 @@ describe.concurrent('trade place --backend http against a broken server', () => 
     ['slowbody', () => unknown(`no complete reply from ${host} within 0.5 s`)],
     ['hang', () => unknown(`no reply from ${host} within 0.5 s`)],
     ['html200', () => unknown(`http (${host}) answered 200 with a body that is not {orderId, success:true}`)],
-    ['html502', () => unknown(`http (${host}) failed with HTTP 502: HTTP 502 with a body that is not the service's error shape`)],
     ['truncated', () => unknown(`http (${host}) answered 200 with a body that is not {orderId, success:true}`)],
-    ['cut', () => unknown(`the connection to ${host} failed after the request was sent (UND_ERR_SOCKET)`)],
     ['wrongshape', () => unknown(`http (${host}) answered 200 with a body that is not {orderId, success:true}`)],
-    ['escapedid', () => unknown(`http (${host}) answered 200 with a body that is not {orderId, success:true}`)],
   ])('%s: exit 4, outcome unknown, sent exactly once', async (account, message) => {
     const started = Date.now();
     const result = await place(account);

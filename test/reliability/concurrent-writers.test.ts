@@ -9,7 +9,8 @@ import { Agent, request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { Env } from '../../src/config/paths.js';
-import { BIN, orderArgs, runBin, tempHome } from '../helpers/cli.js';
+import { createEngine } from '../../src/engine/engine.js';
+import { BIN, orderArgs, tempHome } from '../helpers/cli.js';
 import { checkStore, killServes, type ServeProcess, startServe, storeFile } from '../helpers/serve-process.js';
 
 const TOKEN = 'concurrent-writers-token-0123';
@@ -136,14 +137,15 @@ function peakOverlap(spans: Array<{ start: number; end: number }>): number {
 
 describe('concurrent writers on one store', () => {
   it(`${CLI_PROCESSES} CLI processes and 2 trade serve processes: no error, no lost or doubled order, positions equal their fills`, async () => {
-    expect((await runBin(['accounts', 'add', 'Sim102'], env)).code).toBe(0);
-    for (const [instrument, price] of [['ES 09-25', '4500'], ['NQ 12-25', '21000']]) expect((await runBin(['price', 'set', instrument!, price!], env)).code).toBe(0);
-    const seeded = await Promise.all(
-      ACCOUNTS.flatMap((account) =>
-        INSTRUMENTS.map((instrument) => runBin(['place', ...orderArgs({ '--account': account, '--instrument': instrument, '--quantity': String(REVERSE_QUANTITY) })], env)),
-      ),
-    );
-    expect(seeded.map((r) => r.code)).toEqual([0, 0, 0, 0]);
+    // The second account, prices and the opening positions, written before any writer starts.
+    const engine = createEngine(storeFile(env));
+    engine.addAccount('Sim102');
+    engine.setPrice('ES 09-25', 4500);
+    engine.setPrice('NQ 12-25', 21000);
+    for (const account of ACCOUNTS)
+      for (const instrument of INSTRUMENTS)
+        engine.placeOrder({ account, instrument, action: 'BUY', quantity: REVERSE_QUANTITY, orderType: 'MARKET', timeInForce: 'DAY' });
+    engine.close();
 
     const serves = await Promise.all([startServe(env, TOKEN), startServe(env, TOKEN)]);
     const tally: Tally = { acked: [], errors: [] };
