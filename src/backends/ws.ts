@@ -120,6 +120,9 @@ export function createWsBackend(options: WsBackendOptions): WsBackend {
 
   async function rpc(api: string, args: unknown): Promise<RpcReply> {
     const socket = await connect();
+    // The server has sent its close frame and ws refuses to write: this request never leaves.
+    if (socket.readyState !== WebSocket.OPEN)
+      throw new NetworkError(`The connection to ${host} is closing. Nothing was sent.`);
     const id = String(nextId++);
     const effect = API_EFFECT[api] ?? EFFECT.place;
     return new Promise<RpcReply>((resolve, reject) => {

@@ -1,6 +1,6 @@
 /** The ws backend against a real local WebSocket server made to misbehave. */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { createWsBackend } from '../../src/backends/ws.js';
@@ -49,6 +49,15 @@ beforeAll(async () => {
             break;
           case 'wrongshape':
             reply({ id: msg.id, status: 200, data: { id: 1 } });
+            break;
+          case 'closeframe':
+            // A close frame, then the connection left open: the client stays 'closing' for a while.
+            reply({ id: msg.id, status: 200, data: { orderId: 'c'.repeat(32), success: true } });
+            {
+              const socket = (ws as unknown as { _socket: Socket })._socket;
+              socket.write(Buffer.from([0x88, 0x00]));
+              socket.pause(); // never reads the client's close frame, so never finishes the close
+            }
             break;
           case 'close':
             ws.close(1011);
@@ -149,6 +158,18 @@ describe('ws backend', () => {
     expect(error.message).toBe(`ws (${new URL(url).host}) did not accept the WebSocket upgrade (HTTP 404). Nothing was sent.`);
     expect(error.hint).toContain('Check ws-url');
     expect(received).toHaveLength(0);
+  });
+
+  it('a request after the server\'s close frame is "nothing was sent", not outcome unknown', async () => {
+    const backend = createWsBackend({ wsUrl: url, token: TOKEN, timeoutMs: 2000 });
+    expect(await backend.placeOrder(order('closeframe'))).toEqual({ orderId: 'c'.repeat(32), success: true });
+    await new Promise((r) => setTimeout(r, 50));
+    const error = await backend.placeOrder(order('ok')).catch((e) => e);
+    await backend.close();
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error.outcomeUnknown).toBe(false);
+    expect(error.message).toBe(`The connection to ${new URL(url).host} is closing. Nothing was sent.`);
+    expect(received.map((m) => (m.args as { account: string }).account)).toEqual(['closeframe']);
   });
 
   it('a refused connection is "nothing was sent"', async () => {
