@@ -154,11 +154,12 @@ describe('concurrent writers on one store', () => {
     const servers = Promise.all(
       serves.flatMap((serve, s) => [httpWriter(serve, 1 + s, stop, tally), httpWriter(serve, 3 + s, stop, tally), wsWriter(serve, 5 + s, stop, tally)]),
     );
-    // Started 20 ms apart, so that the processes' start-up does not all land on the same instant.
+    // Started 10 at a time, 150 ms apart: each wave overlaps itself and the ones still running,
+    // and the start-up of 50 processes does not all land on one instant.
     const spans: Array<Promise<{ start: number; end: number }>> = [];
-    for (let i = 0; i < CLI_PROCESSES; i++) {
-      spans.push(cliWriter(i, tally));
-      await pause(20);
+    for (let i = 0; i < CLI_PROCESSES; i += 10) {
+      for (let j = i; j < Math.min(i + 10, CLI_PROCESSES); j++) spans.push(cliWriter(j, tally));
+      await pause(150);
     }
     const ran = await Promise.all(spans);
     const served = tally.acked.length;
