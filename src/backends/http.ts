@@ -25,8 +25,37 @@ import {
 } from './remote.js';
 import type { Backend, OrderRecord, PositionRecord } from './types.js';
 
+/** A reply is read whole before it is parsed; past this it is cut off (a list of orders stays far below). */
+export const MAX_REPLY_BYTES = 16 * 1024 * 1024;
+
 /** Errors raised before any byte of the request was written: safe to retry once. */
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** Our own reasons to stop reading a reply, as codes beside undici's. */
+const REPLY_TIMEOUT = 'TRADE_REPLY_TIMEOUT';
+const REPLY_TOO_LARGE = 'TRADE_REPLY_TOO_LARGE';
+const codeError = (code: string) => Object.assign(new Error(code), { code });
+
+/**
+ * Reads a reply's body by `deadline`, at most MAX_REPLY_BYTES. undici's bodyTimeout only bounds
+ * the pause between chunks, so a server trickling a byte at a time would otherwise hold the
+ * command forever, and one answering without end would fill the memory.
+ */
+async function readReply(body: AsyncIterable<Buffer> & { destroy(error?: Error): unknown }, deadline: number): Promise<string> {
+  const timer = setTimeout(() => body.destroy(codeError(REPLY_TIMEOUT)), Math.max(0, deadline - Date.now()));
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      size += chunk.length;
+      if (size > MAX_REPLY_BYTES) throw codeError(REPLY_TOO_LARGE);
+      chunks.push(chunk);
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
 
 function errorCode(error: unknown): string | undefined {
   let e: unknown = error;
@@ -61,8 +90,9 @@ export function createHttpBackend(options: HttpBackendOptions): HttpBackend {
   const headers = authHeaders(options.token, false);
 
   async function send(method: 'GET' | 'POST', url: string, body: string | undefined) {
+    const deadline = Date.now() + options.timeoutMs;
     const response = await request(url, { method, headers, body, dispatcher: agent });
-    const text = await response.body.text();
+    const text = await readReply(response.body, deadline);
     let parsed: unknown;
     try {
       parsed = text === '' ? undefined : JSON.parse(text);
@@ -89,13 +119,19 @@ export function createHttpBackend(options: HttpBackendOptions): HttpBackend {
             hint: 'Check base-url (`trade config get base-url`) and that the service is running.',
           });
         }
-        const why = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT'
-          ? `no reply from ${host} within ${options.timeoutMs / 1000} s`
-          : `the connection to ${host} failed after the request was sent${code ? ` (${code})` : ''}`;
+        const why = failureReason(code);
         if (effect) throw outcomeUnknown(why, error, effect);
         throw new NetworkError(`Request to ${host} failed: ${why}.`, { cause: error });
       }
     }
+  }
+
+  function failureReason(code: string | undefined): string {
+    const within = `within ${options.timeoutMs / 1000} s`;
+    if (code === 'UND_ERR_HEADERS_TIMEOUT') return `no reply from ${host} ${within}`;
+    if (code === 'UND_ERR_BODY_TIMEOUT' || code === REPLY_TIMEOUT) return `no complete reply from ${host} ${within}`;
+    if (code === REPLY_TOO_LARGE) return `${host} sent a reply larger than ${MAX_REPLY_BYTES / 1024 / 1024} MiB`;
+    return `the connection to ${host} failed after the request was sent${code ? ` (${code})` : ''}`;
   }
 
   async function order(operation: OrderOperation, o: Order) {

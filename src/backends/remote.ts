@@ -11,7 +11,6 @@ import {
   UsageError,
 } from '../order/errors.js';
 import {
-  cancelResponseSchema,
   closeResponseSchema,
   errorResponseSchema,
   splitOrder,
@@ -53,13 +52,32 @@ export function outcomeUnknown(why: string, cause?: unknown, effect: Effect = EF
   });
 }
 
-function errorText(body: unknown): string | undefined {
+/** At most this much of the service's own message is shown. */
+const MAX_MESSAGE_CHARS = 500;
+// Control characters (a terminal's escape sequences start with one) and the marks that reorder text.
+// eslint-disable-next-line no-control-regex
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
+
+/**
+ * Text from the server made safe to print: unprintable characters shown as \u escapes, so a
+ * hostile reply cannot drive the terminal, and an over-long message cut short.
+ */
+export function printable(text: string): string {
+  const safe = text.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return safe.length > MAX_MESSAGE_CHARS ? `${safe.slice(0, MAX_MESSAGE_CHARS - 1)}…` : safe;
+}
+
+/** The service's error message in either shape, made printable; undefined when the body is not one. */
+export function errorText(body: unknown): string | undefined {
   const parsed = errorResponseSchema.safeParse(body);
   if (!parsed.success) return undefined;
   const { error, detail } = parsed.data;
-  if (detail === undefined || detail === null || detail === '') return error;
-  return `${error} (${typeof detail === 'string' ? detail : JSON.stringify(detail)})`;
+  if (detail === undefined || detail === null || detail === '') return printable(error);
+  return printable(`${error} (${typeof detail === 'string' ? detail : JSON.stringify(detail)})`);
 }
+
+/** An order id we print and a person may paste into `trade cancel`: visible ASCII, bounded. */
+const orderIdReply = successResponseSchema.refine((body) => /^[\x21-\x7e]{1,128}$/.test(body.orderId));
 
 function parseRetryAfter(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -130,12 +148,12 @@ export function successReply<T>(
 
 /** A 200 reply to Place Order or Reverse Position must be `{orderId, success:true}`. */
 export function orderReply(status: number, body: unknown, ctx: ReplyContext & { effect: Effect }): OrderResult {
-  const { orderId } = successReply(status, body, ctx, successResponseSchema, '{orderId, success:true}');
+  const { orderId } = successReply(status, body, ctx, orderIdReply, '{orderId, success:true}');
   return { orderId, success: true };
 }
 
 export function cancelReply(status: number, body: unknown, ctx: ReplyContext): CancelResult {
-  const { orderId } = successReply(status, body, { ...ctx, effect: EFFECT.cancel }, cancelResponseSchema, '{orderId, success:true}');
+  const { orderId } = successReply(status, body, { ...ctx, effect: EFFECT.cancel }, orderIdReply, '{orderId, success:true}');
   return { orderId, success: true };
 }
 

@@ -6,9 +6,9 @@
 import WebSocket from 'ws';
 import type { Order } from '../order/schema.js';
 import { NetworkError } from '../order/errors.js';
-import { createHttpBackend, type HttpBackend } from './http.js';
+import type { HttpBackend } from './http.js';
+import { openSocket } from './ws-handshake.js';
 import {
-  authHeaders,
   cancelReply,
   checkTransport,
   closeReply,
@@ -52,8 +52,6 @@ const API_EFFECT: Record<string, Effect> = {
   ClosePosition: EFFECT.close,
 };
 
-const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
-
 export function createWsBackend(options: WsBackendOptions): WsBackend {
   checkTransport(options.wsUrl, options.insecure ?? false);
   const host = new URL(options.wsUrl).host;
@@ -61,7 +59,7 @@ export function createWsBackend(options: WsBackendOptions): WsBackend {
   const pending = new Map<string, Pending>();
   let nextId = 1;
   let connection: Promise<WebSocket> | undefined;
-  let reads: HttpBackend | undefined;
+  let reads: Promise<HttpBackend> | undefined;
 
   function failAll(why: string): void {
     for (const [id, p] of pending) {
@@ -71,82 +69,67 @@ export function createWsBackend(options: WsBackendOptions): WsBackend {
     }
   }
 
-  function onMessage(raw: WebSocket.RawData): void {
-    let reply: unknown;
+  /** The last message that answered no request, to say in a timeout what the server did send. */
+  let stray: string | undefined;
+
+  function parse(raw: WebSocket.RawData): unknown {
     try {
-      reply = JSON.parse(raw.toString());
+      return JSON.parse(raw.toString());
     } catch {
-      return; // not JSON: nothing can be matched; the request's own timeout reports it
+      return undefined;
     }
-    if (reply === null || typeof reply !== 'object') return;
+  }
+
+  function onMessage(raw: WebSocket.RawData): void {
+    const reply = parse(raw);
+    if (reply === null || typeof reply !== 'object') {
+      stray = 'a message that is not a JSON object';
+      return;
+    }
     const { id, status, data } = reply as { id?: unknown; status?: unknown; data?: unknown };
-    const p = typeof id === 'string' || typeof id === 'number' ? pending.get(String(id)) : undefined;
-    if (!p || typeof status !== 'number') return;
+    // Messages without an id (a pong, an event) answer nothing and are not replies.
+    if (typeof id !== 'string' && typeof id !== 'number') return;
+    const p = pending.get(String(id));
+    if (!p) {
+      stray = `a reply to id ${JSON.stringify(String(id)).slice(0, 40)}, which no request here has`;
+      return;
+    }
     clearTimeout(p.timer);
     pending.delete(String(id));
-    p.resolve({ status, data });
+    if (typeof status === 'number') p.resolve({ status, data });
+    else p.reject(outcomeUnknown(`${where} answered with a message that is not {id, status, data}`, undefined, p.effect));
   }
 
   function connect(): Promise<WebSocket> {
-    connection ??= new Promise<WebSocket>((resolve, reject) => {
-      let settled = false;
-      const settle = (error?: Error) => {
-        if (settled) return;
-        settled = true;
-        if (error) {
+    connection ??= openSocket({ url: options.wsUrl, token: options.token, timeoutMs: options.timeoutMs }).then(
+      (socket) => {
+        socket.on('message', onMessage);
+        socket.on('close', () => {
           connection = undefined;
-          reject(error);
-        } else resolve(socket);
-      };
-      const socket = new WebSocket(options.wsUrl, {
-        headers: { Authorization: authHeaders(options.token, false).Authorization },
-        handshakeTimeout: options.timeoutMs,
-        maxPayload: MAX_MESSAGE_BYTES,
-        perMessageDeflate: false,
-      });
-      socket.on('open', () => settle());
-      socket.on('message', onMessage);
-      socket.on('unexpected-response', (_req, res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk.length + text.length < 65_536 ? chunk : ''));
-        res.on('end', () => {
-          let body: unknown;
-          try {
-            body = JSON.parse(text);
-          } catch {
-            body = undefined;
-          }
-          const status = res.statusCode ?? 0;
-          settle(replyError(status, body, { where, retryAfter: res.headers['retry-after'] }));
-          socket.terminate();
+          failAll(`the connection to ${host} closed before the reply`);
         });
-      });
-      socket.on('error', (error: NodeJS.ErrnoException) => {
-        settle(
-          new NetworkError(`Could not connect to ${host} (${error.code ?? error.message}). Nothing was sent.`, {
-            cause: error,
-            hint: 'Check ws-url / base-url (`trade config list`) and that the service is running.',
-          }),
-        );
-      });
-      socket.on('close', () => {
+        return socket;
+      },
+      (error: unknown) => {
         connection = undefined;
-        settle(new NetworkError(`The connection to ${host} closed during the handshake. Nothing was sent.`));
-        failAll(`the connection to ${host} closed before the reply`);
-      });
-    });
+        throw error;
+      },
+    );
     return connection;
   }
 
   async function rpc(api: string, args: unknown): Promise<RpcReply> {
     const socket = await connect();
+    // The server has sent its close frame and ws refuses to write: this request never leaves.
+    if (socket.readyState !== WebSocket.OPEN)
+      throw new NetworkError(`The connection to ${host} is closing. Nothing was sent.`);
     const id = String(nextId++);
     const effect = API_EFFECT[api] ?? EFFECT.place;
     return new Promise<RpcReply>((resolve, reject) => {
       const timer = setTimeout(() => {
         pending.delete(id);
-        reject(outcomeUnknown(`no reply from ${host} within ${options.timeoutMs / 1000} s`, undefined, effect));
+        const sent = stray === undefined ? '' : `; it sent ${stray}`;
+        reject(outcomeUnknown(`no reply from ${host} within ${options.timeoutMs / 1000} s${sent}`, undefined, effect));
       }, options.timeoutMs);
       pending.set(id, { resolve, reject, timer, effect });
       socket.send(JSON.stringify({ action: 'rpc', id, api, args }), (error) => {
@@ -165,11 +148,15 @@ export function createWsBackend(options: WsBackendOptions): WsBackend {
     return orderReply(reply.status, reply.data, { where, effect: EFFECT[operation] });
   }
 
-  /** The RPC API has no reads; orders and positions come from the REST API at base-url. */
-  function httpReads(): HttpBackend {
-    if (!options.baseUrl)
+  /**
+   * The RPC API has no reads; orders and positions come from the REST API at base-url. undici is
+   * loaded only then: an order over ws does not pay for it.
+   */
+  function httpReads(): Promise<HttpBackend> {
+    const baseUrl = options.baseUrl;
+    if (!baseUrl)
       throw new NetworkError('The ws backend reads orders and positions over HTTP: set base-url (`trade config set base-url URL`).');
-    reads ??= createHttpBackend({ ...options, baseUrl: options.baseUrl });
+    reads ??= import('./http.js').then(({ createHttpBackend }) => createHttpBackend({ ...options, baseUrl }));
     return reads;
   }
 
@@ -187,10 +174,10 @@ export function createWsBackend(options: WsBackendOptions): WsBackend {
       const reply = await rpc('ClosePosition', { account, instrument });
       return closeReply(reply.status, reply.data, { where });
     },
-    listOrders: (filter) => httpReads().listOrders(filter),
-    listPositions: (filter) => httpReads().listPositions(filter),
+    listOrders: async (filter) => (await httpReads()).listOrders(filter),
+    listPositions: async (filter) => (await httpReads()).listPositions(filter),
     async close() {
-      await reads?.close();
+      await (await reads?.catch(() => undefined))?.close();
       const open = connection;
       connection = undefined;
       if (!open) return;

@@ -117,6 +117,12 @@ export function openStore(file: string): Db {
   try {
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     db.pragma('journal_mode = WAL');
+    // Every write commits before the engine returns, so before any reply is sent or id printed.
+    // A commit hands its WAL frames to the OS with write(2); NORMAL leaves out the fsync, so a
+    // process killed any way (SIGKILL included) loses no acknowledged order, and a transaction
+    // cut short leaves only frames without a commit record, which the next open ignores. Only an
+    // OS crash or power loss can roll back the last commits before a checkpoint: a simulation
+    // trades that for not waiting on the disk at every order. test/reliability/crash-*.test.ts.
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     migrate(db);

@@ -36,6 +36,10 @@ const behaviours: Record<string, Handler> = {
     res.end('<html>hello</html>');
   },
   wrongshape: (_q, res) => json(res, 200, { id: 1 }),
+  wrongtype: (_q, res) => json(res, 200, { orderId: 42, success: true }),
+  notsuccess: (_q, res) => json(res, 200, { orderId: 'a'.repeat(32), success: false }),
+  escapedid: (_q, res) => json(res, 200, { orderId: '\u001b[2J0123', success: true }),
+  longid: (_q, res) => json(res, 200, { orderId: 'a'.repeat(129), success: true }),
   truncated: (_q, res) => {
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
     res.write('{"orderId":"ab');
@@ -113,6 +117,10 @@ describe('http backend', () => {
     ['html', NetworkError, 4, "HTTP 502: HTTP 502 with a body that is not the service's error shape"],
     ['html200', NetworkError, 4, 'answered 200 with a body that is not {orderId, success:true}'],
     ['wrongshape', NetworkError, 4, 'answered 200 with a body that is not {orderId, success:true}'],
+    ['wrongtype', NetworkError, 4, 'answered 200 with a body that is not {orderId, success:true}'],
+    ['notsuccess', NetworkError, 4, 'answered 200 with a body that is not {orderId, success:true}'],
+    ['escapedid', NetworkError, 4, 'answered 200 with a body that is not {orderId, success:true}'],
+    ['longid', NetworkError, 4, 'answered 200 with a body that is not {orderId, success:true}'],
   ])('maps %s to %s (exit %i) with a clear message', async (account, type, exitCode, message) => {
     const error = (await attempt(account)) as InstanceType<typeof type>;
     expect(error).toBeInstanceOf(type);

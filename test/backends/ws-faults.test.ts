@@ -1,6 +1,6 @@
 /** The ws backend against a real local WebSocket server made to misbehave. */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { createWsBackend } from '../../src/backends/ws.js';
@@ -17,6 +17,10 @@ beforeAll(async () => {
   server = createServer();
   wss = new WebSocketServer({ noServer: true });
   server.on('upgrade', (req, socket, head) => {
+    if (req.url === '/notfound') {
+      socket.end('HTTP/1.1 404 Not Found\r\ncontent-type: text/html\r\nconnection: close\r\n\r\n<html>Not here</html>');
+      return;
+    }
     if (req.headers.authorization !== `Bearer ${TOKEN}`) {
       socket.end('HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n{"error":"Unauthorized"}');
       return;
@@ -39,6 +43,21 @@ beforeAll(async () => {
             break;
           case 'wrongid':
             reply({ id: 'someone-else', status: 200, data: { orderId: 'x', success: true } });
+            break;
+          case 'nostatus':
+            reply({ id: msg.id, result: { orderId: 'x' } });
+            break;
+          case 'wrongshape':
+            reply({ id: msg.id, status: 200, data: { id: 1 } });
+            break;
+          case 'closeframe':
+            // A close frame, then the connection left open: the client stays 'closing' for a while.
+            reply({ id: msg.id, status: 200, data: { orderId: 'c'.repeat(32), success: true } });
+            {
+              const socket = (ws as unknown as { _socket: Socket })._socket;
+              socket.write(Buffer.from([0x88, 0x00]));
+              socket.pause(); // never reads the client's close frame, so never finishes the close
+            }
             break;
           case 'close':
             ws.close(1011);
@@ -102,8 +121,10 @@ describe('ws backend', () => {
   });
 
   it.each([
-    ['garbage', 'no reply from'],
-    ['wrongid', 'no reply from'],
+    ['garbage', 'no reply from 127.0.0.1'],
+    ['wrongid', 'within 0.3 s; it sent a reply to id "someone-else", which no request here has'],
+    ['nostatus', 'answered with a message that is not {id, status, data}'],
+    ['wrongshape', 'answered 200 with a body that is not {orderId, success:true}'],
     ['close', 'closed before the reply'],
     ['kill', 'closed before the reply'],
   ])('%s: the request is outcome unknown and was sent exactly once', async (account, why) => {
@@ -126,6 +147,29 @@ describe('ws backend', () => {
     const [a, b] = await Promise.all([slow, closing]);
     await backend.close();
     for (const e of [a, b]) expect(e).toMatchObject({ outcomeUnknown: true });
+  });
+
+  it('an upgrade answered with a 404 page is "nothing was sent", with what to check', async () => {
+    const backend = createWsBackend({ wsUrl: url.replace('/ws/stream', '/notfound'), token: TOKEN, timeoutMs: 2000 });
+    const error = await backend.placeOrder(order('ok')).catch((e) => e);
+    await backend.close();
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error.outcomeUnknown).toBe(false);
+    expect(error.message).toBe(`ws (${new URL(url).host}) did not accept the WebSocket upgrade (HTTP 404). Nothing was sent.`);
+    expect(error.hint).toContain('Check ws-url');
+    expect(received).toHaveLength(0);
+  });
+
+  it('a request after the server\'s close frame is "nothing was sent", not outcome unknown', async () => {
+    const backend = createWsBackend({ wsUrl: url, token: TOKEN, timeoutMs: 2000 });
+    expect(await backend.placeOrder(order('closeframe'))).toEqual({ orderId: 'c'.repeat(32), success: true });
+    await new Promise((r) => setTimeout(r, 50));
+    const error = await backend.placeOrder(order('ok')).catch((e) => e);
+    await backend.close();
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error.outcomeUnknown).toBe(false);
+    expect(error.message).toBe(`The connection to ${new URL(url).host} is closing. Nothing was sent.`);
+    expect(received.map((m) => (m.args as { account: string }).account)).toEqual(['closeframe']);
   });
 
   it('a refused connection is "nothing was sent"', async () => {

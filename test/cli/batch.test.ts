@@ -100,7 +100,7 @@ describe('trade batch when the connection dies mid-batch', () => {
 
   it('marks in-flight lines unknown and unsent lines not sent, exit 4', async () => {
     const input = Array.from({ length: 8 }, (_, i) => place(`o${i + 1}`)).join('\n');
-    const result = await runBin(['batch', '--concurrency', '4'], { ...env, TRADE_BACKEND: 'ws', TRADE_WS_URL: url, TRADE_TOKEN: 'x'.repeat(20) }, input);
+    const result = await runBin(['batch', '--concurrency', '4'], { ...env, TRADE_BACKEND: 'ws', TRADE_WS_URL: url, TRADE_TOKEN: 'batch-ws-kill-token-0123' }, input);
     expect(result.code).toBe(4);
     const out = results(result.stdout);
     expect(out.map((r) => [r.id, r.status, r.outcome ?? 'done'])).toEqual([

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Env } from '../../src/config/paths.js';
 import { BIN, orderArgs, tempHome } from '../helpers/cli.js';
+import { killServes, startServe } from '../helpers/serve-process.js';
 
 const REGISTER = fileURLToPath(new URL('../fixtures/trace-register.mjs', import.meta.url));
 const HEAVY = ['undici', '/ws/', '@inquirer', 'fastify', 'chunks/server', 'conf/', 'cli-progress', 'zod'];
@@ -14,12 +15,15 @@ let env: Env;
 let dir: string;
 let cleanup: () => void;
 beforeEach(() => ({ env, dir, cleanup } = tempHome()));
-afterEach(() => cleanup());
+afterEach(async () => {
+  await killServes();
+  cleanup();
+});
 
-function loaded(argv: string[]): string[] {
+function loaded(argv: string[], extraEnv: Env = {}): string[] {
   const trace = join(dir, `trace-${argv[0]}.txt`);
   const result = spawnSync(process.execPath, ['--import', REGISTER, BIN, ...argv], {
-    env: { PATH: process.env.PATH, ...env, TRACE_FILE: trace },
+    env: { PATH: process.env.PATH, ...env, ...extraEnv, TRACE_FILE: trace },
     encoding: 'utf8',
   });
   expect(result.status, result.stderr).toBe(0);
@@ -51,5 +55,13 @@ describe('start-up weight', () => {
     expect(modules.some((m) => m.includes('better-sqlite3'))).toBe(true);
     expect(modules.some(bundlesZod)).toBe(true);
     expect(heavy(modules, ['zod'])).toEqual([]);
+  });
+
+  it('place on ws loads ws, but no undici (only reads need it), SQLite, inquirer or server', async () => {
+    const serve = await startServe(env, 'startup-weight-token');
+    const modules = loaded(['place', ...orderArgs()], { TRADE_BACKEND: 'ws', TRADE_WS_URL: serve.wsUrl, TRADE_TOKEN: 'startup-weight-token' });
+    expect(modules.some((m) => m.includes('node_modules/ws/'))).toBe(true);
+    expect(heavy(modules, ['zod', '/ws/'])).toEqual([]);
+    expect(modules.some((m) => m.includes('better-sqlite3'))).toBe(false);
   });
 });

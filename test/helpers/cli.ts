@@ -59,6 +59,8 @@ export function runBin(argv: string[], env: Env, input?: string): Promise<CliRes
       recordRun({ kind: 'bin', argv, secrets: secretsOf(argv, env, input), stdout, stderr });
       resolve({ code: code ?? -1, stdout, stderr });
     });
+    // A command that never reads its input may exit before the write: EPIPE then is no failure.
+    child.stdin.on('error', () => undefined);
     child.stdin.end(input ?? '');
   });
 }
