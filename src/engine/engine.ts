@@ -30,7 +30,7 @@ export { nextPosition } from './position.js';
 export { newOrderId };
 
 export function createEngine(file: string, options: EngineOptions = {}): Engine {
-  const db = openStore(file);
+  const db = openStore(file, options.busyTimeoutMs);
   try {
     return createEngineOnDb(db, file, options);
   } catch (error) {
@@ -51,7 +51,20 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
       expireDayOrders(core, now, newEffects());
       return operation(now.toISOString(), ...args);
     });
-    return (...args: A) => transaction.immediate(...args);
+    return (...args: A) => {
+      try {
+        return transaction.immediate(...args);
+      } catch (error) {
+        // Another process held the write lock past the busy timeout: nothing of ours was written.
+        if ((error as { code?: unknown }).code === 'SQLITE_BUSY') {
+          throw new RejectedError(
+            `The store is busy: another trade process held its write lock too long. Nothing was written; try again.`,
+            { status: 503, code: 'store_busy' },
+          );
+        }
+        throw error;
+      }
+    };
   }
 
   const expireTransaction = db.transaction(() => expireDayOrders(core, clock(), newEffects()));

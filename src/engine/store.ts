@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 
 export type Db = Database.Database;
 
-const BUSY_TIMEOUT_MS = 15_000;
+export const BUSY_TIMEOUT_MS = 15_000;
 
 /** Each entry moves the schema one version up. Never edit a shipped entry; add a new one. */
 export const MIGRATIONS: readonly string[] = [
@@ -111,11 +111,11 @@ export const MIGRATIONS: readonly string[] = [
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-export function openStore(file: string): Db {
+export function openStore(file: string, busyTimeoutMs = BUSY_TIMEOUT_MS): Db {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   const db = new Database(file);
   try {
-    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     db.pragma('journal_mode = WAL');
     // Every write commits before the engine returns, so before any reply is sent or id printed.
     // A commit hands its WAL frames to the OS with write(2); NORMAL leaves out the fsync, so a

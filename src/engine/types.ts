@@ -120,6 +120,8 @@ export interface EngineOptions {
   /** The clock: order times, fill times and DAY expiry all read it. */
   now?: () => Date;
   newOrderId?: () => string;
+  /** How long a write waits for another process's write lock (default 15 s). */
+  busyTimeoutMs?: number;
 }
 
 export interface Engine {

@@ -320,3 +320,32 @@ describe('migration from the first schema', () => {
     check.close();
   });
 });
+
+describe('a store held by another process', () => {
+  it('refuses a write after the busy timeout with a clear message, writing nothing', () => {
+    engine.placeOrder(order());
+    engine.close();
+    engine = createEngine(file(), { busyTimeoutMs: 50 });
+    const holder = new Database(file());
+    holder.exec('BEGIN IMMEDIATE');
+    try {
+      let error: unknown;
+      try {
+        engine.placeOrder(order({ quantity: 2 }));
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(RejectedError);
+      expect(error).toMatchObject({
+        status: 503,
+        code: 'store_busy',
+        message: 'The store is busy: another trade process held its write lock too long. Nothing was written; try again.',
+      });
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
+    expect(engine.listOrders()).toHaveLength(1);
+    expect(engine.placeOrder(order()).order.state).toBe('FILLED');
+  });
+});
