@@ -60,6 +60,25 @@ export class ValidationError extends UsageError {
 /** A message names this many issues at most, so a body with thousands of bad keys gets a readable answer. */
 export const MAX_LISTED_ISSUES = 10;
 
+/**
+ * Runs each parser, collecting every field issue, so that one ValidationError names every bad
+ * field (a path parameter and a body, or a command's arguments and flags) instead of the first.
+ */
+export function parseAll<T extends unknown[]>(parsers: { [K in keyof T]: () => T[K] }, options: TradeErrorOptions = {}): T {
+  const issues: FieldIssue[] = [];
+  const values = parsers.map((parse) => {
+    try {
+      return parse();
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      issues.push(...error.issues);
+      return undefined;
+    }
+  });
+  if (issues.length > 0) throw new ValidationError(issues, options);
+  return values as T;
+}
+
 export function formatIssues(issues: FieldIssue[]): string {
   const listed = issues.slice(0, MAX_LISTED_ISSUES).map((i) => (i.field ? `${i.field}: ${i.message}` : i.message));
   if (issues.length > MAX_LISTED_ISSUES) listed.push(`and ${issues.length - MAX_LISTED_ISSUES} more`);

@@ -4,12 +4,13 @@
  * new operation (Cancel, ClosePosition) is one entry here: its route and its RPC name follow.
  */
 import type { Engine, PositionRecord } from '../engine/engine.js';
-import { type FieldIssue, RejectedError, UsageError, ValidationError } from '../order/errors.js';
+import { parseAll, RejectedError, UsageError, ValidationError } from '../order/errors.js';
 import { toClosedPosition } from '../backends/embedded.js';
 import {
   cancelBodySchema,
   closeBodySchema,
   type Order,
+  type OrderBody,
   ordersQuerySchema,
   parseOrderId,
   parseAccountName,
@@ -48,19 +49,10 @@ const ok = (body: Record<string, unknown>): OperationResult => ({ status: 200, b
  * names every bad field. The schema module holds the rules; this only combines its answers.
  */
 function orderFrom(input: OperationInput): Order {
-  const issues: FieldIssue[] = [];
-  const attempt = <T>(parse: () => T): T | undefined => {
-    try {
-      return parse();
-    } catch (error) {
-      if (!(error instanceof ValidationError)) throw error;
-      issues.push(...error.issues);
-      return undefined;
-    }
-  };
-  const account = attempt(() => parseAccountName(input.params.account));
-  const body = attempt(() => parseOrderBody(input.data));
-  if (issues.length > 0 || account === undefined || body === undefined) throw new ValidationError(issues);
+  const [account, body] = parseAll<[string, OrderBody]>([
+    () => parseAccountName(input.params.account),
+    () => parseOrderBody(input.data),
+  ]);
   return { account, ...body };
 }
 

@@ -1,7 +1,7 @@
+import { parseAll } from '../../order/errors.js';
 import { parseAccountName, parseOrderId } from '../../order/schema.js';
 import { using, type CommandContext } from '../context.js';
 import { formatCancelResult } from '../format.js';
-import { parseAll } from '../parse.js';
 
 export interface CancelOptions {
   account?: string;
@@ -13,7 +13,7 @@ export async function runCancel(ctx: CommandContext, rawOrderId: string, options
   const rawAccount = options.account ?? (await ctx.defaultAccount());
   const [orderId, account] = parseAll<[string, string | undefined]>(
     [() => parseOrderId(rawOrderId), () => (rawAccount === undefined ? undefined : parseAccountName(rawAccount))],
-    "Nothing was sent. Run 'trade cancel --help' for examples.",
+    { hint: "Nothing was sent. Run 'trade cancel --help' for examples." },
   );
   const backend = await ctx.openBackend();
   const result = await using(backend, (b) => b.cancelOrder(account, orderId));

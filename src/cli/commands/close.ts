@@ -1,8 +1,7 @@
-import { UsageError } from '../../order/errors.js';
+import { UsageError, parseAll } from '../../order/errors.js';
 import { parseAccountName, parseInstrument } from '../../order/schema.js';
 import { using, type CommandContext } from '../context.js';
 import { formatCloseResult } from '../format.js';
-import { parseAll } from '../parse.js';
 
 export interface CloseOptions {
   account?: string;
@@ -22,7 +21,7 @@ export async function runClose(ctx: CommandContext, options: CloseOptions): Prom
   }
   const [account, instrument] = parseAll<[string, string]>(
     [() => parseAccountName(rawAccount), () => parseInstrument(options.instrument)],
-    "Nothing was sent. Run 'trade close --help' for examples.",
+    { hint: "Nothing was sent. Run 'trade close --help' for examples." },
   );
   const backend = await ctx.openBackend();
   const result = await using(backend, (b) => b.closePosition(account, instrument));

@@ -1,9 +1,9 @@
+import { parseAll } from '../../order/errors.js';
 import { parseInstrument, parsePrice } from '../../order/schema.js';
 import { using, type CommandContext } from '../context.js';
 import { formatPrice, formatPriceOutcome } from '../format.js';
 import { table } from '../io.js';
 import { numberOrText } from '../order-flags.js';
-import { parseAll } from '../parse.js';
 
 export interface PriceOptions {
   json?: boolean;
@@ -12,7 +12,7 @@ export interface PriceOptions {
 export async function runPriceSet(ctx: CommandContext, rawInstrument: string, rawPrice: string, options: PriceOptions): Promise<void> {
   const [instrument, price] = parseAll<[string, number]>(
     [() => parseInstrument(rawInstrument), () => parsePrice(numberOrText(rawPrice))],
-    "Nothing was changed. Run 'trade price set --help' for examples.",
+    { hint: "Nothing was changed. Run 'trade price set --help' for examples." },
   );
   const outcome = await using(await ctx.openEngine(), (engine) => engine.setPrice(instrument, price));
   if (options.json) ctx.io.out(JSON.stringify({ ...outcome, success: true }));
