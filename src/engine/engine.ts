@@ -74,9 +74,19 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
     if (hasExpiredDayOrders(core, clock())) expire();
   }
 
+  /**
+   * Canonical names by their ASCII-lower-cased form (how COLLATE NOCASE compares). Accounts are
+   * never removed, so a name found once stays right; a miss asks the store, which may have
+   * gained an account from another process since.
+   */
+  const canonical = new Map<string, string>();
   function resolveAccount(name: string): string {
+    const key = name.replace(/[A-Z]+/g, (c) => c.toLowerCase());
+    const known = canonical.get(key);
+    if (known !== undefined) return known;
     const row = q.account.get(name);
     if (!row) throw new RejectedError(`Account '${name}' not found`, { status: 404, code: 'account_not_found' });
+    canonical.set(key, row.name);
     return row.name;
   }
 

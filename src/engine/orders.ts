@@ -13,10 +13,9 @@ import { type NewOrderRow, type OrderRow, type PositionRow, toOrder } from './qu
 import type { Effects, OrderOrigin, OrderRecord } from './types.js';
 
 /** Checks an order (its account already canonical) and builds its row. Throws RejectedError. */
-function prepare(core: Core, order: Order, origin: OrderOrigin, time: string): NewOrderRow {
+function prepare(core: Core, order: Order, origin: OrderOrigin, time: string, last: number | undefined): NewOrderRow {
   const template = order.strategy === undefined ? undefined : findTemplate(core, order.strategy);
   if (order.ocoId !== undefined) assertOcoIdUsable(core, order.account, order.ocoId);
-  const last = lastPrice(core, order.instrument);
   if (template && order.orderType === 'MARKET' && last === undefined) {
     throw new RejectedError(
       `No price is known for ${order.instrument}, so a MARKET entry with ATM strategy '${template.name}' cannot be filled at a price its brackets can be set from`,
@@ -57,9 +56,9 @@ function prepare(core: Core, order: Order, origin: OrderOrigin, time: string): N
  * at that price; anything else works until a price crosses it.
  */
 export function placeOrder(core: Core, order: Order, origin: OrderOrigin, time: string, effects: Effects): OrderRecord {
-  const row = prepare(core, order, origin, time);
-  core.q.insertOrder.run(row);
   const last = lastPrice(core, order.instrument);
+  const row = prepare(core, order, origin, time, last);
+  core.q.insertOrder.run(row);
   if (order.orderType === 'MARKET') {
     const brackets = fillOrder(core, core.q.orderById.get(row.id)!, last ?? null, time, effects);
     if (last !== undefined) work(core, brackets.map((b) => ({ id: b.id, from: last })), last, time, effects);

@@ -136,12 +136,32 @@ export function toTemplate(row: TemplateRow): AtmTemplate {
   };
 }
 
+/**
+ * An object whose properties are built on first read and then kept: a command that runs one
+ * operation prepares only the statements that operation uses, which shortens every start-up.
+ */
+function lazily<T extends Record<string, () => unknown>>(factories: T): { [K in keyof T]: ReturnType<T[K]> } {
+  const built = {} as { [K in keyof T]: ReturnType<T[K]> };
+  for (const key of Object.keys(factories) as Array<keyof T>) {
+    Object.defineProperty(built, key, {
+      configurable: true,
+      enumerable: true,
+      get() {
+        const value = factories[key]!() as ReturnType<T[typeof key]>;
+        Object.defineProperty(built, key, { value, enumerable: true });
+        return value;
+      },
+    });
+  }
+  return built;
+}
+
 export function prepareQueries(db: Db) {
-  return {
-    account: db.prepare<[string], { name: string }>('SELECT name FROM accounts WHERE name = ?'),
-    accounts: db.prepare<[], { name: string }>('SELECT name FROM accounts ORDER BY name COLLATE NOCASE'),
-    addAccount: db.prepare<[string, string]>('INSERT INTO accounts(name, created_at) VALUES (?, ?)'),
-    insertOrder: db.prepare<[NewOrderRow]>(
+  return lazily({
+    account: () => db.prepare<[string], { name: string }>('SELECT name FROM accounts WHERE name = ?'),
+    accounts: () => db.prepare<[], { name: string }>('SELECT name FROM accounts ORDER BY name COLLATE NOCASE'),
+    addAccount: () => db.prepare<[string, string]>('INSERT INTO accounts(name, created_at) VALUES (?, ?)'),
+    insertOrder: () => db.prepare<[NewOrderRow]>(
       `INSERT INTO orders (id, account, instrument, action, quantity, order_type, time_in_force,
          limit_price, stop_price, oco_id, strategy, state, origin, parent_id,
          atm_stop_loss_ticks, atm_profit_target_ticks, atm_tick_size, created_at, updated_at)
@@ -149,56 +169,56 @@ export function prepareQueries(db: Db) {
          @limitPrice, @stopPrice, @ocoId, @strategy, 'WORKING', @origin, @parentId,
          @atmStopLossTicks, @atmProfitTargetTicks, @atmTickSize, @now, @now)`,
     ),
-    orderById: db.prepare<[string], OrderRow>('SELECT * FROM orders WHERE id = ?'),
-    markFilled: db.prepare<[number | null, string, string]>(
+    orderById: () => db.prepare<[string], OrderRow>('SELECT * FROM orders WHERE id = ?'),
+    markFilled: () => db.prepare<[number | null, string, string]>(
       `UPDATE orders SET state = 'FILLED', filled_quantity = quantity, avg_fill_price = ?, updated_at = ?
        WHERE id = ? AND state = 'WORKING'`,
     ),
-    markTriggered: db.prepare<[string, string]>(`UPDATE orders SET triggered = 1, updated_at = ? WHERE id = ?`),
-    finish: db.prepare<[OrderState, string, string]>(
+    markTriggered: () => db.prepare<[string, string]>(`UPDATE orders SET triggered = 1, updated_at = ? WHERE id = ?`),
+    finish: () => db.prepare<[OrderState, string, string]>(
       `UPDATE orders SET state = ?, updated_at = ? WHERE id = ? AND state = 'WORKING'`,
     ),
-    insertFill: db.prepare<[string, string, string, Action, number, number | null, string]>(
+    insertFill: () => db.prepare<[string, string, string, Action, number, number | null, string]>(
       'INSERT INTO fills (order_id, account, instrument, action, quantity, price, time) VALUES (?, ?, ?, ?, ?, ?, ?)',
     ),
-    position: db.prepare<[string, string], PositionRow>('SELECT * FROM positions WHERE account = ? AND instrument = ?'),
-    upsertPosition: db.prepare(
+    position: () => db.prepare<[string, string], PositionRow>('SELECT * FROM positions WHERE account = ? AND instrument = ?'),
+    upsertPosition: () => db.prepare(
       `INSERT INTO positions (account, instrument, quantity, avg_price, realized_pnl, pnl_known, updated_at)
        VALUES (@account, @instrument, @quantity, @avgPrice, @realizedPnl, @pnlKnown, @now)
        ON CONFLICT(account, instrument) DO UPDATE SET quantity = excluded.quantity, avg_price = excluded.avg_price,
          realized_pnl = excluded.realized_pnl, pnl_known = excluded.pnl_known, updated_at = excluded.updated_at`,
     ),
     /** Working orders in one account and instrument, oldest first. */
-    workingIn: db.prepare<[string, string], OrderRow>(
+    workingIn: () => db.prepare<[string, string], OrderRow>(
       `SELECT * FROM orders WHERE account = ? AND instrument = ? AND state = 'WORKING' ORDER BY seq`,
     ),
     /** Working orders in an instrument across accounts, in time priority. */
-    workingForInstrument: db.prepare<[string], OrderRow>(
+    workingForInstrument: () => db.prepare<[string], OrderRow>(
       `SELECT * FROM orders WHERE instrument = ? AND state = 'WORKING' ORDER BY seq`,
     ),
     /** When the oldest working DAY order was placed: its session ends first. */
-    oldestWorkingDay: db.prepare<[], { oldest: string | null }>(
+    oldestWorkingDay: () => db.prepare<[], { oldest: string | null }>(
       `SELECT MIN(created_at) AS oldest FROM orders WHERE state = 'WORKING' AND time_in_force = 'DAY'`,
     ),
-    workingDay: db.prepare<[], OrderRow>(
+    workingDay: () => db.prepare<[], OrderRow>(
       `SELECT * FROM orders WHERE state = 'WORKING' AND time_in_force = 'DAY' ORDER BY seq`,
     ),
-    ocoGroup: db.prepare<[string, string], OrderRow>('SELECT * FROM orders WHERE account = ? AND oco_id = ? ORDER BY seq'),
-    price: db.prepare<[string], { price: number }>('SELECT price FROM prices WHERE instrument = ?'),
-    prices: db.prepare<[], { instrument: string; price: number; updatedAt: string }>(
+    ocoGroup: () => db.prepare<[string, string], OrderRow>('SELECT * FROM orders WHERE account = ? AND oco_id = ? ORDER BY seq'),
+    price: () => db.prepare<[string], { price: number }>('SELECT price FROM prices WHERE instrument = ?'),
+    prices: () => db.prepare<[], { instrument: string; price: number; updatedAt: string }>(
       'SELECT instrument, price, updated_at AS updatedAt FROM prices ORDER BY instrument',
     ),
-    upsertPrice: db.prepare<[string, number, string]>(
+    upsertPrice: () => db.prepare<[string, number, string]>(
       `INSERT INTO prices (instrument, price, updated_at) VALUES (?, ?, ?)
        ON CONFLICT(instrument) DO UPDATE SET price = excluded.price, updated_at = excluded.updated_at`,
     ),
-    template: db.prepare<[string], TemplateRow>('SELECT * FROM atm_templates WHERE name = ?'),
-    templates: db.prepare<[], TemplateRow>('SELECT * FROM atm_templates ORDER BY name COLLATE NOCASE'),
-    addTemplate: db.prepare<[string, number, number, number, string]>(
+    template: () => db.prepare<[string], TemplateRow>('SELECT * FROM atm_templates WHERE name = ?'),
+    templates: () => db.prepare<[], TemplateRow>('SELECT * FROM atm_templates ORDER BY name COLLATE NOCASE'),
+    addTemplate: () => db.prepare<[string, number, number, number, string]>(
       `INSERT INTO atm_templates (name, stop_loss_ticks, profit_target_ticks, tick_size, created_at) VALUES (?, ?, ?, ?, ?)`,
     ),
-    removeTemplate: db.prepare<[string]>('DELETE FROM atm_templates WHERE name = ?'),
-  };
+    removeTemplate: () => db.prepare<[string]>('DELETE FROM atm_templates WHERE name = ?'),
+  });
 }
 
 export type Queries = ReturnType<typeof prepareQueries>;
