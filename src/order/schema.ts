@@ -2,7 +2,7 @@
  * The one order schema. CLI input, the server's request bodies and the remote responses are all
  * checked here, so the rules live in exactly one place.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { type FieldIssue, ValidationError } from './errors.js';
 
 export const ACTIONS = ['BUY', 'SELL'] as const;
