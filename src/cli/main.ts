@@ -1,12 +1,11 @@
 /**
  * run(argv, deps) → exit code. The only place that maps errors to exit codes; nothing else exits.
  */
-import { CommanderError } from 'commander';
 import type { Env } from '../config/paths.js';
 import { CancelledError, ExitCode, IncompleteError, TradeError } from '../order/errors.js';
 import { createContext, type ContextOptions } from './context.js';
 import { createIo, type InputStream, type Io, type OutputStream } from './io.js';
-import { buildProgram } from './program.js';
+import { VERSION } from '../version.js';
 
 export interface CliDeps extends ContextOptions {
   stdin: InputStream;
@@ -18,7 +17,13 @@ export interface CliDeps extends ContextOptions {
 export async function run(argv: string[], deps: CliDeps): Promise<number> {
   const io = createIo(deps, deps.env);
   const ctx = createContext(io, deps.env, deps);
+  // Scripts ask for the version often; it needs no command tree, so commander is not even loaded.
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+    io.out(VERSION);
+    return ExitCode.ok;
+  }
   try {
+    const { buildProgram } = await import('./program.js');
     const program = buildProgram(ctx, io);
     if (argv.length === 0) {
       program.outputHelp({ error: true });
@@ -31,6 +36,12 @@ export async function run(argv: string[], deps: CliDeps): Promise<number> {
   }
 }
 
+/** Commander's own errors (usage, help shown), known by their code without loading commander. */
+function isCommanderError(error: unknown): error is { exitCode: number; code: string } {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('commander.') && typeof (error as { exitCode?: unknown }).exitCode === 'number';
+}
+
 /** A last guard: whatever an error carries, a known secret is never printed. */
 function redact(text: string, secrets: string[]): string {
   return secrets.filter((s) => s.length > 0).reduce((t, s) => t.split(s).join('[redacted]'), text);
@@ -38,7 +49,7 @@ function redact(text: string, secrets: string[]): string {
 
 function report(error: unknown, rawIo: Io, json: boolean, secrets: string[]): number {
   const io: Io = { ...rawIo, out: (l = '') => rawIo.out(redact(l, secrets)), err: (l = '') => rawIo.err(redact(l, secrets)) };
-  if (error instanceof CommanderError) {
+  if (isCommanderError(error)) {
     // Commander has already printed its message (or the help / version text).
     return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
   }

@@ -50,6 +50,15 @@ describe('start-up weight', () => {
     }
   });
 
+  it('--version answers without loading the command tree (commander)', () => {
+    const modules = loaded(['--version']);
+    const withCommander = modules.filter(
+      (m) => m.includes('/dist/') && readFileSync(fileURLToPath(m), 'utf8').includes('commander.unknownCommand'),
+    );
+    expect(withCommander).toEqual([]);
+    expect(loaded(['--help']).some((m) => m.includes('/dist/') && readFileSync(fileURLToPath(m), 'utf8').includes('commander.unknownCommand'))).toBe(true);
+  });
+
   it('place on embedded loads the engine and the schema, but no undici, ws, inquirer or server', () => {
     const modules = loaded(['place', ...orderArgs()]);
     expect(modules.some((m) => m.includes('better-sqlite3'))).toBe(true);
