@@ -1,10 +1,8 @@
+import type { BackendName } from '../config/keys.js';
 import type { ClosedPosition, Order } from '../order/schema.js';
 import type { OrderFilter, OrderRecord, PositionFilter, PositionRecord } from '../engine/engine.js';
 
-export type { ClosedPosition, OrderFilter, OrderRecord, PositionFilter, PositionRecord };
-
-export const BACKEND_NAMES = ['embedded', 'http', 'ws'] as const;
-export type BackendName = (typeof BACKEND_NAMES)[number];
+export type { BackendName, ClosedPosition, OrderFilter, OrderRecord, PositionFilter, PositionRecord };
 
 /** What the engine can tell beyond the service's body; remote backends have only the body. */
 export interface OrderDetail {

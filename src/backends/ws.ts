@@ -17,7 +17,6 @@ import {
   requireAccount,
   orderReply,
   outcomeUnknown,
-  replyError,
   RPC_API,
   type OrderOperation,
   type RemoteOptions,

@@ -3,6 +3,7 @@
  * neither the engine nor the schema.
  */
 import { Command, Option } from 'commander';
+import { CONFIG_KEYS, ENV_FOR, KEY_HELP } from '../config/key-table.js';
 import { VERSION } from '../version.js';
 import type { MutableContext } from './context.js';
 import { helpWidth, type Io } from './io.js';
@@ -416,13 +417,6 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
 }
 
 function configKeysHelpText(): string {
-  const keys: Array<[string, string, string]> = [
-    ['token', 'access token, sent as Authorization: Bearer (set with `trade login`)', 'TRADE_TOKEN'],
-    ['base-url', 'service base URL, http(s)://host[:port]', 'TRADE_BASE_URL'],
-    ['ws-url', 'WebSocket URL (default: base-url as ws(s)://…/ws/stream)', 'TRADE_WS_URL'],
-    ['backend', 'embedded, http or ws (default embedded)', 'TRADE_BACKEND'],
-    ['account', 'default account for every command', 'TRADE_ACCOUNT'],
-    ['timeout', 'seconds to wait for the service (default 10)', 'TRADE_TIMEOUT'],
-  ];
-  return `\nKeys:\n${keys.map(([k, d, e]) => `  ${k.padEnd(9)} ${d} [${e}]`).join('\n')}\n`;
+  const lines = CONFIG_KEYS.map((key) => `  ${key.padEnd(9)} ${KEY_HELP[key]} [${ENV_FOR[key]}]`);
+  return `\nKeys:\n${lines.join('\n')}\n`;
 }

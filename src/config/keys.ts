@@ -4,32 +4,14 @@
  */
 import { ConfigError, UsageError } from '../order/errors.js';
 import { parseAccountName } from '../order/schema.js';
+import { CONFIG_KEYS, type ConfigKey } from './key-table.js';
+
+export { CONFIG_KEYS, type ConfigKey, ENV_FOR, KEY_HELP } from './key-table.js';
 
 export const BACKENDS = ['embedded', 'http', 'ws'] as const;
 export type BackendName = (typeof BACKENDS)[number];
 
-export const CONFIG_KEYS = ['token', 'base-url', 'ws-url', 'backend', 'account', 'timeout'] as const;
-export type ConfigKey = (typeof CONFIG_KEYS)[number];
 export type ConfigValues = Partial<Record<ConfigKey, string>>;
-
-/** Environment variables that override each key. */
-export const ENV_FOR: Record<ConfigKey, string> = {
-  token: 'TRADE_TOKEN',
-  'base-url': 'TRADE_BASE_URL',
-  'ws-url': 'TRADE_WS_URL',
-  backend: 'TRADE_BACKEND',
-  account: 'TRADE_ACCOUNT',
-  timeout: 'TRADE_TIMEOUT',
-};
-
-export const KEY_HELP: Record<ConfigKey, string> = {
-  token: 'access token sent as Authorization: Bearer (set it with `trade login`)',
-  'base-url': 'the service base URL, http(s)://host[:port][/prefix]',
-  'ws-url': 'the WebSocket URL; default: base-url with ws(s) and the path /ws/stream',
-  backend: 'embedded, http or ws',
-  account: 'default account for every command',
-  timeout: 'seconds to wait for the service (default 10)',
-};
 
 export const DEFAULT_TIMEOUT_SECONDS = 10;
 

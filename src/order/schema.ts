@@ -313,7 +313,6 @@ export function describeOrder(order: OrderBody): string {
 }
 
 /** The success body of both operations (section 2.3), as a remote response must look. */
-export const orderIdPattern = /^[0-9a-f]{32}$/;
 export const successResponseSchema = z.object({
   orderId: z.string().min(1),
   success: z.literal(true),

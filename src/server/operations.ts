@@ -4,7 +4,7 @@
  * new operation (Cancel, ClosePosition) is one entry here: its route and its RPC name follow.
  */
 import type { Engine, PositionRecord } from '../engine/engine.js';
-import { parseAll, RejectedError, UsageError, ValidationError } from '../order/errors.js';
+import { parseAll, RejectedError, UsageError } from '../order/errors.js';
 import { toClosedPosition } from '../backends/embedded.js';
 import {
   cancelBodySchema,

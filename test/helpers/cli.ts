@@ -80,11 +80,7 @@ export function orderArgs(overrides: Record<string, string | null> = {}): string
   return Object.entries(merged).flatMap(([k, v]) => (v === null ? [] : [k, v]));
 }
 
-export function cleanupLater(cleanup: () => void): () => void {
-  return cleanup;
-}
 
-export { rmSync };
 
 /** Rows from the embedded engine's store under env's TRADE_HOME (opened read-only). */
 export function queryStore(env: Env, sql: string): unknown[] {
