@@ -6,6 +6,7 @@ export { createEngine, type Engine, type EngineOptions } from './engine/engine.j
 export { createEmbeddedBackend } from './backends/embedded.js';
 export { createHttpBackend } from './backends/http.js';
 export { createWsBackend } from './backends/ws.js';
-export type { Backend, OrderResult } from './backends/types.js';
+export type { Backend, CallResult } from './backends/types.js';
+export { OPERATIONS, parseArgs, type OperationName } from './service/operations.js';
 export { parseOrder, parseOrderBody, type Order, type OrderBody } from './order/schema.js';
 export * from './order/errors.js';

@@ -1,5 +1,7 @@
-import { createEngine, type Engine, type EngineOptions, type PositionRecord } from '../engine/engine.js';
-import type { Backend, ClosedPosition } from './types.js';
+import { createEngine, type Engine, type EngineOptions } from '../engine/engine.js';
+import { simulate } from '../engine/service.js';
+import type { ReplyOf } from '../service/operations.js';
+import type { Backend } from './types.js';
 
 export interface EmbeddedBackendOptions extends EngineOptions {
   /** The SQLite store's path. */
@@ -10,65 +12,16 @@ export interface EmbeddedBackend extends Backend {
   readonly engine: Engine;
 }
 
-/** A position as Close Position reports it: the side and an unsigned quantity. */
-export function toClosedPosition(position: PositionRecord): ClosedPosition {
-  return {
-    account: position.account,
-    instrument: position.instrument,
-    marketPosition: position.quantity > 0 ? 'Long' : 'Short',
-    quantity: Math.abs(position.quantity),
-    averagePrice: position.avgPrice,
-  };
-}
-
+/** The simulation engine in-process, answering every operation as `trade serve` would. */
 export function createEmbeddedBackend(options: EmbeddedBackendOptions): EmbeddedBackend {
   const engine = createEngine(options.file, options);
   return {
     name: 'embedded',
     label: `embedded (${options.file})`,
     engine,
-    async placeOrder(order) {
-      const outcome = engine.placeOrder(order);
-      return {
-        orderId: outcome.orderId,
-        success: true,
-        detail: { order: outcome.order, cancelledOrderIds: outcome.cancelledOrderIds, bracketOrders: outcome.bracketOrders },
-      };
-    },
-    async reversePosition(order) {
-      const outcome = engine.reversePosition(order);
-      return {
-        orderId: outcome.orderId,
-        success: true,
-        detail: {
-          order: outcome.order,
-          closingOrder: outcome.closingOrder,
-          cancelledOrderIds: outcome.cancelledOrderIds,
-          bracketOrders: outcome.bracketOrders,
-        },
-      };
-    },
-    async cancelOrder(account, orderId) {
-      const outcome = engine.cancelOrder(account, orderId);
-      return {
-        orderId: outcome.orderId,
-        success: true,
-        detail: { order: outcome.order, cancelledOrderIds: outcome.cancelledOrderIds },
-      };
-    },
-    async closePosition(account, instrument) {
-      const outcome = engine.closePosition(account, instrument);
-      return {
-        closedPositions: [toClosedPosition(outcome.closed)],
-        success: true,
-        detail: { closingOrder: outcome.closingOrder, cancelledOrderIds: outcome.cancelledOrderIds },
-      };
-    },
-    async listOrders(filter) {
-      return engine.listOrders(filter);
-    },
-    async listPositions(filter) {
-      return engine.listPositions(filter);
+    async call(name, args) {
+      const { body, detail } = simulate(engine, name, args);
+      return { body, value: body as unknown as ReplyOf<typeof name>, ...(detail ? { detail } : {}) };
     },
     async close() {
       engine.close();

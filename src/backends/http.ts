@@ -1,29 +1,13 @@
 /**
- * The remote service's REST API over undici with a keep-alive pool. An order request is sent at
- * most once: only a failure to connect (nothing written yet) is retried, once.
+ * The remote service's REST API over undici with a keep-alive pool. A request that may change an
+ * order or a position is sent at most once: only a failure to connect (nothing written yet) is
+ * retried, once.
  */
 import { Agent, request } from 'undici';
-import type { Order } from '../order/schema.js';
-import { NetworkError, UsageError } from '../order/errors.js';
-import {
-  authHeaders,
-  cancelPath,
-  cancelReply,
-  checkTransport,
-  closePath,
-  closeReply,
-  EFFECT,
-  type Effect,
-  requireAccount,
-  joinUrl,
-  orderPath,
-  orderReply,
-  outcomeUnknown,
-  replyError,
-  type OrderOperation,
-  type RemoteOptions,
-} from './remote.js';
-import type { Backend, OrderRecord, PositionRecord } from './types.js';
+import { NetworkError } from '../order/errors.js';
+import { OPERATIONS, type OperationSpec } from '../service/operations.js';
+import { authHeaders, checkTransport, httpRequest, outcomeUnknown, readReply, type RemoteOptions, serviceRoot } from './remote.js';
+import type { Backend } from './types.js';
 
 /** A reply is read whole before it is parsed; past this it is cut off (a list of orders stays far below). */
 export const MAX_REPLY_BYTES = 16 * 1024 * 1024;
@@ -41,7 +25,7 @@ const codeError = (code: string) => Object.assign(new Error(code), { code });
  * the pause between chunks, so a server trickling a byte at a time would otherwise hold the
  * command forever, and one answering without end would fill the memory.
  */
-async function readReply(body: AsyncIterable<Buffer> & { destroy(error?: Error): unknown }, deadline: number): Promise<string> {
+async function readBody(body: AsyncIterable<Buffer> & { destroy(error?: Error): unknown }, deadline: number): Promise<string> {
   const timer = setTimeout(() => body.destroy(codeError(REPLY_TIMEOUT)), Math.max(0, deadline - Date.now()));
   const chunks: Buffer[] = [];
   let size = 0;
@@ -71,14 +55,24 @@ export interface HttpBackendOptions extends RemoteOptions {
   baseUrl: string;
 }
 
+export interface HttpReply {
+  status: number;
+  body: unknown;
+  retryAfter?: string;
+}
+
 export interface HttpBackend extends Backend {
-  /** One GET or POST with the service's headers; the reply's status and parsed JSON body. */
-  call(method: 'GET' | 'POST', path: string, body?: unknown, effect?: Effect): Promise<{ status: number; body: unknown; retryAfter?: string }>;
+  /**
+   * One request with the service's headers, from the service's root (`/v1/api/...`); the reply's
+   * status and parsed JSON body. `effect` is what a state-changing request may have done.
+   */
+  send(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown, effect?: string): Promise<HttpReply>;
 }
 
 export function createHttpBackend(options: HttpBackendOptions): HttpBackend {
   checkTransport(options.baseUrl, options.insecure ?? false);
-  const host = new URL(options.baseUrl).host;
+  const root = serviceRoot(options.baseUrl);
+  const host = new URL(root).host;
   const where = `http (${host})`;
   const agent = new Agent({
     keepAliveTimeout: 30_000,
@@ -87,12 +81,13 @@ export function createHttpBackend(options: HttpBackendOptions): HttpBackend {
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
   });
-  const headers = authHeaders(options.token, false);
+  const auth = authHeaders(options.token, false);
+  const jsonHeaders = { 'Content-Type': 'application/json', ...auth };
 
-  async function send(method: 'GET' | 'POST', url: string, body: string | undefined) {
+  async function once(method: string, url: string, body: string | undefined): Promise<HttpReply> {
     const deadline = Date.now() + options.timeoutMs;
-    const response = await request(url, { method, headers, body, dispatcher: agent });
-    const text = await readReply(response.body, deadline);
+    const response = await request(url, { method, headers: body === undefined ? auth : jsonHeaders, body, dispatcher: agent });
+    const text = await readBody(response.body, deadline);
     let parsed: unknown;
     try {
       parsed = text === '' ? undefined : JSON.parse(text);
@@ -103,13 +98,12 @@ export function createHttpBackend(options: HttpBackendOptions): HttpBackend {
     return { status: response.statusCode, body: parsed, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter };
   }
 
-  /** `effect` is what a state-changing request may have done; reads have none and are safe to report plainly. */
-  async function call(method: 'GET' | 'POST', path: string, body?: unknown, effect?: Effect) {
-    const url = joinUrl(options.baseUrl, path);
+  async function send(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown, effect?: string): Promise<HttpReply> {
+    const url = `${root}${path}`;
     const payload = body === undefined ? undefined : JSON.stringify(body);
     for (let attempt = 1; ; attempt++) {
       try {
-        return await send(method, url, payload);
+        return await once(method, url, payload);
       } catch (error) {
         const code = errorCode(error);
         if (code !== undefined && NOT_SENT.has(code)) {
@@ -120,7 +114,7 @@ export function createHttpBackend(options: HttpBackendOptions): HttpBackend {
           });
         }
         const why = failureReason(code);
-        if (effect) throw outcomeUnknown(why, error, effect);
+        if (effect) throw outcomeUnknown(why, effect, error);
         throw new NetworkError(`Request to ${host} failed: ${why}.`, { cause: error });
       }
     }
@@ -134,47 +128,17 @@ export function createHttpBackend(options: HttpBackendOptions): HttpBackend {
     return `the connection to ${host} failed after the request was sent${code ? ` (${code})` : ''}`;
   }
 
-  async function order(operation: OrderOperation, o: Order) {
-    const { account, ...body } = o;
-    const reply = await call('POST', orderPath(operation, account), body, EFFECT[operation]);
-    return orderReply(reply.status, reply.body, { where, effect: EFFECT[operation], retryAfter: reply.retryAfter });
-  }
-
-  async function read<T>(path: string, key: string): Promise<T[]> {
-    const reply = await call('GET', path);
-    if (reply.status !== 200) throw replyError(reply.status, reply.body, { where, retryAfter: reply.retryAfter });
-    const list = (reply.body as Record<string, unknown> | undefined)?.[key];
-    if (!Array.isArray(list)) throw new NetworkError(`${where} answered 200 without a '${key}' list.`);
-    return list as T[];
-  }
-
   return {
     name: 'http',
     label: where,
-    call: (method, path, body, effect) => call(method, path, body, effect),
-    placeOrder: (o) => order('place', o),
-    reversePosition: (o) => order('reverse', o),
-    async cancelOrder(account, orderId) {
-      const reply = await call('POST', cancelPath(requireAccount(account), orderId), {}, EFFECT.cancel);
-      return cancelReply(reply.status, reply.body, { where, retryAfter: reply.retryAfter });
-    },
-    async closePosition(account, instrument) {
-      const reply = await call('POST', closePath(account), { instrument }, EFFECT.close);
-      return closeReply(reply.status, reply.body, { where, retryAfter: reply.retryAfter });
-    },
-    async listOrders(filter = {}) {
-      if (filter.account === undefined)
-        throw new UsageError('Listing orders on a remote backend needs an account: pass --account or set one with `trade config set account NAME`.');
-      const orders = await read<OrderRecord>(`/v1/api/accounts/${encodeURIComponent(filter.account)}/orders`, 'orders');
-      return filter.instrument === undefined ? orders : orders.filter((o) => o.instrument === filter.instrument);
-    },
-    async listPositions(filter = {}) {
-      const positions = await read<PositionRecord>('/v1/api/positions', 'positions');
-      return positions.filter(
-        (p) =>
-          (filter.account === undefined || p.account.toLowerCase() === filter.account.toLowerCase()) &&
-          (filter.instrument === undefined || p.instrument === filter.instrument),
-      );
+    send,
+    async call(name, args) {
+      const operation = OPERATIONS[name] as OperationSpec;
+      const effect = operation.movesMoney ? operation.effect : undefined;
+      const req = httpRequest(name, args);
+      const reply = await send(req.method, req.path, req.body, effect);
+      const value = readReply(name, reply.status, reply.body, { where, effect, retryAfter: reply.retryAfter });
+      return { body: reply.body, value };
     },
     async close() {
       await agent.close();

@@ -1,12 +1,14 @@
 /**
  * Does the remote service answer, and does it take the token? For `trade doctor`: one
- * authenticated read over HTTP, or a WebSocket upgrade and a ping, so nothing is ever placed.
- * Neither probe retries; a failure is reported with what was tried and how long it took.
+ * authenticated read (GetAllPositions) over HTTP, or over the WebSocket as an RPC, so nothing is
+ * ever placed. A pong is not proof (the service documents none, §5.4). Neither probe retries; a
+ * failure is reported with what was tried and how long it took.
  */
 import { performance } from 'node:perf_hooks';
-import { joinUrl } from './remote.js';
+import { serviceRoot } from '../config/keys.js';
 
-export type ProbeStatus = 'ok' | 'auth-refused' | 'unreachable' | 'unexpected';
+/** `disconnected`: the service answered and took the token, but its trading platform is not connected (408). */
+export type ProbeStatus = 'ok' | 'auth-refused' | 'disconnected' | 'unreachable' | 'unexpected';
 
 export interface ProbeResult {
   transport: 'http' | 'ws';
@@ -22,6 +24,8 @@ export interface ProbeResult {
 }
 
 export const PROBE_PATH = '/v1/api/positions';
+/** The probe's RPC: GetAllPositions, a read. */
+export const PROBE_RPC = { action: 'rpc', id: 'trade-doctor', api: 'GetAllPositions', args: { includeFlat: false } } as const;
 
 function errorCode(error: unknown): string {
   for (let e: unknown = error, depth = 0; e && depth < 4; depth++) {
@@ -32,21 +36,35 @@ function errorCode(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function serviceError(text: string): string | undefined {
+function parsed(text: string): unknown {
   try {
-    const body = JSON.parse(text) as { error?: unknown };
-    return typeof body.error === 'string' ? body.error : undefined;
+    return JSON.parse(text);
   } catch {
     return undefined;
   }
 }
 
+/** The service's words in an error body, either form, kept short for a one-line report. */
+function serviceError(body: unknown): string | undefined {
+  const { error, detail } = (body ?? {}) as { error?: unknown; detail?: unknown };
+  if (typeof error !== 'string') return undefined;
+  const said = typeof detail === 'string' ? `${error}: ${detail}` : error;
+  return said.length > 200 ? `${said.slice(0, 199)}…` : said;
+}
+
+/** A reading of positions: `{positions: [...]}` or a bare array, flat or inside `data` (§1.7, §3.15). */
+function isPositions(body: unknown): boolean {
+  if (Array.isArray(body)) return true;
+  const b = (body ?? {}) as { positions?: unknown; data?: unknown };
+  return Array.isArray(b.positions) || (b.data !== undefined && isPositions(b.data));
+}
+
 const elapsed = (start: number) => Math.max(0, Math.round(performance.now() - start));
 
-/** GET {base-url}/v1/api/positions with the token: it reads, and changes nothing. */
+/** GET {root}/v1/api/positions with the token: it reads, and changes nothing. */
 export async function probeHttp(baseUrl: string, token: string, timeoutMs: number): Promise<ProbeResult> {
   const { Agent, request } = await import('undici');
-  const url = joinUrl(baseUrl, PROBE_PATH);
+  const url = `${serviceRoot(baseUrl)}${PROBE_PATH}`;
   const agent = new Agent({ connect: { timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
   const start = performance.now();
   const result = (status: ProbeStatus, detail: string, httpStatus?: number): ProbeResult => ({
@@ -63,18 +81,13 @@ export async function probeHttp(baseUrl: string, token: string, timeoutMs: numbe
       headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
       dispatcher: agent,
     });
-    const text = await response.body.text();
+    const body = parsed(await response.body.text());
     const status = response.statusCode;
-    const said = serviceError(text);
+    const said = serviceError(body);
     if (status === 401 || status === 403) return result('auth-refused', said ?? `HTTP ${status}`, status);
+    if (status === 408) return result('disconnected', said ? `HTTP 408: ${said}` : 'HTTP 408', status);
     if (status !== 200) return result('unexpected', said ? `HTTP ${status}: ${said}` : `HTTP ${status}`, status);
-    let positions: unknown;
-    try {
-      positions = (JSON.parse(text) as { positions?: unknown }).positions;
-    } catch {
-      positions = undefined;
-    }
-    if (!Array.isArray(positions))
+    if (!isPositions(body))
       return result('unexpected', "HTTP 200, but the body is not the service's {positions:[...]}: is base-url the order service?", status);
     return result('ok', `HTTP ${status}`, status);
   } catch (error) {
@@ -84,7 +97,10 @@ export async function probeHttp(baseUrl: string, token: string, timeoutMs: numbe
   }
 }
 
-/** Opens the WebSocket with the token and sends {"action":"ping"}, expecting {"type":"pong"}. */
+/**
+ * Opens the WebSocket with the token and sends one read-only RPC (GetAllPositions); a readable
+ * reply to it proves the connection. Events and pongs are ignored.
+ */
 export async function probeWs(wsUrl: string, token: string, timeoutMs: number): Promise<ProbeResult> {
   const { default: WebSocket } = await import('ws');
   const start = performance.now();
@@ -107,7 +123,7 @@ export async function probeWs(wsUrl: string, token: string, timeoutMs: number): 
     const timer = setTimeout(
       () =>
         opened
-          ? finish('unexpected', `no pong within ${timeoutMs / 1000} s`)
+          ? finish('unexpected', `no reply to ${PROBE_RPC.api} within ${timeoutMs / 1000} s`)
           : finish('unreachable', `no answer within ${timeoutMs / 1000} s`),
       timeoutMs,
     );
@@ -117,7 +133,7 @@ export async function probeWs(wsUrl: string, token: string, timeoutMs: number): 
       response.on('data', (chunk: string) => (text += text.length < 65_536 ? chunk : ''));
       response.on('end', () => {
         const status = response.statusCode ?? 0;
-        const said = serviceError(text);
+        const said = serviceError(parsed(text));
         if (status === 401 || status === 403) finish('auth-refused', said ?? `HTTP ${status}`, status);
         else finish('unexpected', `the upgrade was refused: ${said ? `HTTP ${status}: ${said}` : `HTTP ${status}`}`, status);
       });
@@ -125,18 +141,16 @@ export async function probeWs(wsUrl: string, token: string, timeoutMs: number): 
     socket.on('error', (error) => finish('unreachable', errorCode(error)));
     socket.on('open', () => {
       opened = true;
-      socket.send(JSON.stringify({ action: 'ping' }));
+      socket.send(JSON.stringify(PROBE_RPC));
     });
     socket.on('message', (data) => {
-      let message: unknown;
-      try {
-        message = JSON.parse(data.toString());
-      } catch {
-        message = undefined;
-      }
-      if ((message as { type?: unknown } | undefined)?.type === 'pong') finish('ok', 'pong');
-      else finish('unexpected', `answered the ping with ${data.toString().slice(0, 200)}`);
+      const message = parsed(data.toString()) as { id?: unknown; data?: unknown } | undefined;
+      if (message?.id !== PROBE_RPC.id) return;
+      const said = serviceError(message.data);
+      if (said !== undefined) finish('unexpected', `${PROBE_RPC.api} was refused: ${said}`);
+      else if (!isPositions(message.data)) finish('unexpected', `${PROBE_RPC.api} answered with something that is not positions`);
+      else finish('ok', `${PROBE_RPC.api} answered`);
     });
-    socket.on('close', (code) => finish('unexpected', `the connection closed (${code}) before the pong`));
+    socket.on('close', (code) => finish('unexpected', `the connection closed (${code}) before the reply`));
   });
 }

@@ -1,55 +1,29 @@
 /**
- * What the http and ws backends share: the service's paths, the mapping of a reply (status +
- * body) to a result or a typed error, the transport safety check and the dry-run preview.
+ * What the http and ws backends share: building a request from a row of the operation table,
+ * reading a reply (status + body, or a WebSocket `data`) into a result or a typed error, the
+ * transport safety check and the dry-run preview. Everything here follows service-reference.md
+ * §1, §5.3, §6 and §7; nothing here assumes how `trade serve` answers.
  */
-import { maskToken } from '../config/keys.js';
+import { maskToken, serviceRoot } from '../config/keys.js';
 import {
   ConfigError,
   NetworkError,
   RateLimitedError,
   RejectedError,
-  UsageError,
 } from '../order/errors.js';
-import {
-  closeResponseSchema,
-  errorResponseSchema,
-  splitOrder,
-  successResponseSchema,
-  type Order,
-} from '../order/schema.js';
-import type { CancelResult, CloseResult, OrderResult } from './types.js';
+import { type ArgsOf, OPERATIONS, type OperationName, type OperationSpec, pathParams, type ReplyOf } from '../service/operations.js';
+import { type ErrorBody, failureOf, ntSpelling, parseReply } from '../service/shapes.js';
 
-export type OrderOperation = 'place' | 'reverse';
+/** The service's words for a rate limit (§7.1), the only reply that is safe to send again. */
+export const RATE_LIMIT_TEXT = 'Rate limit exceeded';
 
-export const RPC_API: Record<OrderOperation, string> = { place: 'PlaceOrder', reverse: 'ReversePosition' };
-
-export function orderPath(operation: OrderOperation, account: string): string {
-  const tail = operation === 'place' ? 'orders/place' : 'positions/reverseposition';
-  return `/v1/api/accounts/${encodeURIComponent(account)}/${tail}`;
-}
-
-/** The base URL and a path, keeping any path prefix the base URL has. */
-export function joinUrl(baseUrl: string, path: string): string {
-  return `${baseUrl.replace(/\/+$/, '')}${path}`;
-}
+export { serviceRoot };
 
 export const CHECK_ORDERS = 'check with `trade orders` before trying again';
 
-/** What may have happened when a request's outcome is unknown, by operation. */
-export const EFFECT = {
-  place: 'the order may have been placed',
-  reverse: 'the position may have been reversed',
-  cancel: 'the order may have been cancelled',
-  close: 'the position may have been closed',
-} as const;
-export type Effect = (typeof EFFECT)[keyof typeof EFFECT];
-
 /** The request may have reached the service: never re-sent, and the person is told how to check. */
-export function outcomeUnknown(why: string, cause?: unknown, effect: Effect = EFFECT.place): NetworkError {
-  return new NetworkError(`Outcome unknown — ${effect} (${why}); ${CHECK_ORDERS}.`, {
-    outcomeUnknown: true,
-    cause,
-  });
+export function outcomeUnknown(why: string, effect: string, cause?: unknown): NetworkError {
+  return new NetworkError(`Outcome unknown — ${effect} (${why}); ${CHECK_ORDERS}.`, { outcomeUnknown: true, cause });
 }
 
 /** At most this much of the service's own message is shown. */
@@ -67,17 +41,16 @@ export function printable(text: string): string {
   return safe.length > MAX_MESSAGE_CHARS ? `${safe.slice(0, MAX_MESSAGE_CHARS - 1)}…` : safe;
 }
 
-/** The service's error message in either shape, made printable; undefined when the body is not one. */
-export function errorText(body: unknown): string | undefined {
-  const parsed = errorResponseSchema.safeParse(body);
-  if (!parsed.success) return undefined;
-  const { error, detail } = parsed.data;
+/**
+ * The service's message from an error body, made printable. `{success:false, error: code,
+ * detail: message}` reads as its message (the code stays in `--json`); `{error}` as itself.
+ */
+export function errorText(failure: ErrorBody): string {
+  const { error, detail } = failure;
   if (detail === undefined || detail === null || detail === '') return printable(error);
-  return printable(`${error} (${typeof detail === 'string' ? detail : JSON.stringify(detail)})`);
+  const said = typeof detail === 'string' ? detail : JSON.stringify(detail);
+  return printable(/^[a-z][a-z0-9_]*$/.test(error) ? said : `${error} (${said})`);
 }
-
-/** An order id we print and a person may paste into `trade cancel`: visible ASCII, bounded. */
-const orderIdReply = successResponseSchema.refine((body) => /^[\x21-\x7e]{1,128}$/.test(body.orderId));
 
 function parseRetryAfter(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -91,92 +64,117 @@ export interface ReplyContext {
   /** "http (host:port)": who answered, for messages. */
   where: string;
   /** What a request that changes state may have done; undefined for reads, which change nothing. */
-  effect?: Effect;
+  effect?: string;
   retryAfter?: string;
 }
 
+function rateLimited(ctx: ReplyContext, said: string): RateLimitedError {
+  const retryAfterSeconds = parseRetryAfter(ctx.retryAfter);
+  const wait = retryAfterSeconds === undefined ? 'wait a moment and send it again' : `retry after ${retryAfterSeconds} s`;
+  return new RateLimitedError(`Rate limited by ${ctx.where}: ${said}. Nothing was executed; ${wait}.`, { retryAfterSeconds });
+}
+
 /**
- * Turns a non-2xx reply into the typed error for its exit code. The service's own message is
- * shown as it is; it never contains our token, which is only ever sent in a header.
+ * Turns a refusal into the typed error for its exit code. The service's own message is shown as
+ * it is; it never contains our token, which is only ever sent in a header.
  */
 export function replyError(status: number, body: unknown, ctx: ReplyContext): Error {
-  const message = errorText(body);
+  const failure = failureOf(body);
+  const message = failure && errorText(failure);
   const said = message ?? `HTTP ${status} with a body that is not the service's error shape`;
   if (status === 401 || status === 403)
     return new ConfigError(`The service refused the token (${status}: ${said}).`, {
       code: 'auth',
       hint: 'Set a valid token with `trade login` (or TRADE_TOKEN).',
     });
-  if (status === 429) {
-    const retryAfterSeconds = parseRetryAfter(ctx.retryAfter);
-    return new RateLimitedError(
-      `Rate limited by ${ctx.where}: ${said}. Nothing was placed; ${retryAfterSeconds === undefined ? 'retry later' : `retry after ${retryAfterSeconds} s`}.`,
-      { retryAfterSeconds },
-    );
-  }
-  if (status === 408)
+  if (status === 429 || failure?.error === RATE_LIMIT_TEXT) return rateLimited(ctx, said);
+  if (status === 408) {
+    const why = `the trading platform is not connected (408: ${said})`;
     return ctx.effect
-      ? outcomeUnknown(`the trading platform did not answer in time: ${said}`, undefined, ctx.effect)
-      : new NetworkError(`The trading platform did not answer in time (408: ${said}).`);
+      ? new NetworkError(`${why[0]!.toUpperCase()}${why.slice(1)}; nothing is known to have been placed — check with \`trade orders\`.`, {
+          outcomeUnknown: true,
+          hint: 'Start NinjaTrader and connect the add-on, then check what happened before sending again.',
+        })
+      : new NetworkError(`The trading platform is not connected (408: ${said}).`, {
+          hint: 'Start NinjaTrader and connect the add-on, then try again.',
+        });
+  }
   if (status >= 500)
     return ctx.effect
-      ? outcomeUnknown(`${ctx.where} failed with HTTP ${status}: ${said}`, undefined, ctx.effect)
+      ? outcomeUnknown(`${ctx.where} failed with HTTP ${status}: ${said}`, ctx.effect)
       : new NetworkError(`${ctx.where} failed with HTTP ${status}: ${said}`);
-  if (message !== undefined) return new RejectedError(message, { status });
-  return new RejectedError(`${ctx.where} answered HTTP ${status} with a body that is not the service's error shape`, {
-    status,
-  });
+  if (failure) return new RejectedError(message!, { status, body: failure });
+  return new RejectedError(`${ctx.where} answered HTTP ${status} with a body that is not the service's error shape`, { status });
 }
 
-/** A 200 reply must match the operation's success body; anything else is a typed error. */
-export function successReply<T>(
-  status: number,
-  body: unknown,
-  ctx: ReplyContext & { effect: Effect },
-  schema: { safeParse(input: unknown): { success: true; data: T } | { success: false } },
-  shape: string,
-): T {
-  if (status !== 200) throw replyError(status, body, ctx);
-  const parsed = schema.safeParse(body);
-  if (!parsed.success) {
-    const failed = errorText(body);
-    if (failed !== undefined) throw new RejectedError(failed, { status });
-    throw outcomeUnknown(`${ctx.where} answered 200 with a body that is not ${shape}`, undefined, ctx.effect);
+/**
+ * A reply read against the operation's row: the value, or the typed error. A body that carries
+ * a failure is one whatever the status (§6.1: "branch on `error`, not on the HTTP status
+ * alone"); a 2xx whose body is not the operation's reply is outcome unknown for a request that
+ * moves money, since the service may have acted on it.
+ */
+export function readReply<K extends OperationName>(name: K, status: number, body: unknown, ctx: ReplyContext): ReplyOf<K> {
+  const operation = OPERATIONS[name] as OperationSpec<unknown, ReplyOf<K>>;
+  if (status < 200 || status > 299) throw replyError(status, body, ctx);
+  const failure = failureOf(body);
+  if (failure) throw replyError(failure.error === RATE_LIMIT_TEXT ? 429 : 400, failure, ctx);
+  const parsed = parseReply(operation.reply(), body);
+  if (parsed.ok) return parsed.value;
+  const why = `${ctx.where} answered ${status} with a body that is not ${operation.name}'s reply`;
+  if (ctx.effect) throw outcomeUnknown(why, ctx.effect);
+  throw new NetworkError(`${why}: is it the order service?`);
+}
+
+/**
+ * The status a WebSocket reply's `data` stands for (§5.3: the status is not carried): a failure
+ * is 429 for the rate limit, 404 for an unknown account, else 400; anything else is a success.
+ */
+export function wsStatus(data: unknown): number {
+  const failure = failureOf(data);
+  if (!failure) return 200;
+  if (failure.error === RATE_LIMIT_TEXT) return 429;
+  if (failure.error === 'invalid_account' || /unknown api/i.test(failure.error)) return 404;
+  return 400;
+}
+
+export interface HttpRequest {
+  method: 'GET' | 'POST' | 'PUT';
+  /** From the root on: `/v1/api/accounts/Sim101/orders/place?…`. */
+  path: string;
+  /** JSON body (POST and PUT). */
+  body?: Record<string, unknown>;
+}
+
+/** The REST request for an operation's flat args (§1.3): path parameters, then query or body. */
+export function httpRequest<K extends OperationName>(name: K, args: ArgsOf<K>): HttpRequest {
+  const operation = OPERATIONS[name] as OperationSpec;
+  const rest: Record<string, unknown> = { ...(args as Record<string, unknown>) };
+  let path = operation.path;
+  for (const param of pathParams(operation.path)) {
+    path = path.replace(`{${param}}`, encodeURIComponent(String(rest[param])));
+    delete rest[param];
   }
-  return parsed.data;
+  for (const key of Object.keys(rest)) if (rest[key] === undefined) delete rest[key];
+  if (operation.method !== 'GET') return { method: operation.method, path: `/v1/api${path}`, body: rest };
+  const query = Object.entries(rest)
+    .map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(String(value))}`)
+    .join('&');
+  return { method: 'GET', path: `/v1/api${path}${query ? `?${query}` : ''}` };
 }
 
-/** A 200 reply to Place Order or Reverse Position must be `{orderId, success:true}`. */
-export function orderReply(status: number, body: unknown, ctx: ReplyContext & { effect: Effect }): OrderResult {
-  const { orderId } = successReply(status, body, ctx, orderIdReply, '{orderId, success:true}');
-  return { orderId, success: true };
-}
+const ENUM_FIELDS = ['action', 'orderType', 'timeInForce'];
 
-export function cancelReply(status: number, body: unknown, ctx: ReplyContext): CancelResult {
-  const { orderId } = successReply(status, body, { ...ctx, effect: EFFECT.cancel }, orderIdReply, '{orderId, success:true}');
-  return { orderId, success: true };
-}
-
-export function closeReply(status: number, body: unknown, ctx: ReplyContext): CloseResult {
-  const { closedPositions } = successReply(
-    status, body, { ...ctx, effect: EFFECT.close }, closeResponseSchema, '{closedPositions, success:true}',
-  );
-  return { closedPositions, success: true };
-}
-
-export function cancelPath(account: string, orderId: string): string {
-  return `/v1/api/accounts/${encodeURIComponent(account)}/orders/${encodeURIComponent(orderId)}/cancel`;
-}
-
-export function closePath(account: string): string {
-  return `/v1/api/accounts/${encodeURIComponent(account)}/positions/close`;
-}
-
-/** The service's cancel path needs the account; only the embedded engine can do without it. */
-export function requireAccount(account: string | undefined): string {
-  if (account === undefined)
-    throw new UsageError('Cancelling on a remote backend needs the account: pass --account (or set a default account).');
-  return account;
+/**
+ * An RPC's args: the same flat object, with enumerated values in NinjaTrader spelling (`Buy`,
+ * `Market`, `Day`), as the WebSocket API's only example writes them (§1.5).
+ */
+export function rpcArgs(args: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(args as Record<string, unknown>)) {
+    if (value === undefined) continue;
+    out[key] = ENUM_FIELDS.includes(key) && typeof value === 'string' ? ntSpelling(value) : value;
+  }
+  return out;
 }
 
 export function isLoopback(hostname: string): boolean {
@@ -188,10 +186,10 @@ export function isLoopback(hostname: string): boolean {
 export function checkTransport(url: string, insecure: boolean): void {
   const u = new URL(url);
   if ((u.protocol === 'http:' || u.protocol === 'ws:') && !isLoopback(u.hostname) && !insecure) {
-    throw new ConfigError(
-      `Refusing to send the token in clear text to ${u.host} over ${u.protocol.slice(0, -1)}://.`,
-      { code: 'insecure', hint: 'Use https:// (or wss://), or pass --insecure if you really mean it.' },
-    );
+    throw new ConfigError(`Refusing to send the token in clear text to ${u.host} over ${u.protocol.slice(0, -1)}://.`, {
+      code: 'insecure',
+      hint: 'Use https:// (or wss://), or pass --insecure if you really mean it.',
+    });
   }
 }
 
@@ -204,25 +202,21 @@ export interface RemoteOptions {
 }
 
 export type RequestPreview =
-  | { transport: 'http'; method: 'POST'; url: string; headers: Record<string, string>; body: unknown }
+  | { transport: 'http'; method: string; url: string; headers: Record<string, string>; body?: unknown }
   | { transport: 'ws'; url: string; headers: Record<string, string>; message: unknown }
   | { transport: 'embedded'; store: string; api: string; args: unknown };
 
 export function authHeaders(token: string, masked: boolean): Record<string, string> {
-  return { 'Content-Type': 'application/json', Authorization: `Bearer ${masked ? maskToken(token) : token}` };
+  return { Authorization: `Bearer ${masked ? maskToken(token) : token}` };
 }
 
-export function previewHttp(baseUrl: string, token: string, operation: OrderOperation, order: Order): RequestPreview {
-  const { account, body } = splitOrder(order);
-  return { transport: 'http', method: 'POST', url: joinUrl(baseUrl, orderPath(operation, account)), headers: authHeaders(token, true), body };
+export function previewHttp<K extends OperationName>(baseUrl: string, token: string, name: K, args: ArgsOf<K>): RequestPreview {
+  const request = httpRequest(name, args);
+  const headers = request.body === undefined ? authHeaders(token, true) : { 'Content-Type': 'application/json', ...authHeaders(token, true) };
+  return { transport: 'http', method: request.method, url: `${serviceRoot(baseUrl)}${request.path}`, headers, body: request.body };
 }
 
-export function previewWs(wsUrl: string, token: string, operation: OrderOperation, order: Order): RequestPreview {
-  const { Authorization } = authHeaders(token, true);
-  return {
-    transport: 'ws',
-    url: wsUrl,
-    headers: { Authorization },
-    message: { action: 'rpc', id: '1', api: RPC_API[operation], args: order },
-  };
+export function previewWs<K extends OperationName>(wsUrl: string, token: string, name: K, args: ArgsOf<K>): RequestPreview {
+  const operation = OPERATIONS[name] as OperationSpec;
+  return { transport: 'ws', url: wsUrl, headers: authHeaders(token, true), message: { action: 'rpc', id: '1', api: operation.ws[0], args: rpcArgs(args) } };
 }

@@ -6,8 +6,8 @@
 import { ConfigError } from '../order/errors.js';
 import type { Settings } from '../config/settings.js';
 import type { EngineOptions } from '../engine/engine.js';
-import type { Order } from '../order/schema.js';
-import { checkTransport, previewHttp, previewWs, RPC_API, type OrderOperation, type RequestPreview } from './remote.js';
+import { type ArgsOf, OPERATIONS, type OperationName } from '../service/operations.js';
+import { checkTransport, previewHttp, previewWs, type RequestPreview } from './remote.js';
 import type { Backend } from './types.js';
 
 interface RemoteTarget {
@@ -47,7 +47,7 @@ export async function openBackend(settings: Settings, storeFile: string, engine:
     return createEmbeddedBackend({ file: storeFile, ...engine });
   }
   const target = remoteTarget(settings);
-  const common = { token: target.token, timeoutMs: settings.timeoutMs, insecure: settings.insecure, baseUrl: settings.baseUrl };
+  const common = { token: target.token, timeoutMs: settings.timeoutMs, insecure: settings.insecure };
   if (target.kind === 'http') {
     const { createHttpBackend } = await import('./http.js');
     return createHttpBackend({ ...common, baseUrl: target.url });
@@ -57,10 +57,8 @@ export async function openBackend(settings: Settings, storeFile: string, engine:
 }
 
 /** Exactly what would be sent, the token masked; nothing is opened or sent. */
-export function previewOrder(settings: Settings, storeFile: string, operation: OrderOperation, order: Order): RequestPreview {
-  if (settings.backend === 'embedded') return { transport: 'embedded', store: storeFile, api: RPC_API[operation], args: order };
+export function previewCall<K extends OperationName>(settings: Settings, storeFile: string, name: K, args: ArgsOf<K>): RequestPreview {
+  if (settings.backend === 'embedded') return { transport: 'embedded', store: storeFile, api: OPERATIONS[name].ws[0], args };
   const target = remoteTarget(settings);
-  return target.kind === 'http'
-    ? previewHttp(target.url, target.token, operation, order)
-    : previewWs(target.url, target.token, operation, order);
+  return target.kind === 'http' ? previewHttp(target.url, target.token, name, args) : previewWs(target.url, target.token, name, args);
 }

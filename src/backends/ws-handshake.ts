@@ -6,6 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import WebSocket from 'ws';
 import { NetworkError } from '../order/errors.js';
+import { failureOf } from '../service/shapes.js';
 import { authHeaders, errorText, replyError } from './remote.js';
 
 export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -44,7 +45,8 @@ function readRefusal(res: IncomingMessage): Promise<unknown> {
 function refusal(res: IncomingMessage, body: unknown, where: string): Error {
   const status = res.statusCode ?? 0;
   if (status === 401 || status === 403 || status === 429) return replyError(status, body, { where, retryAfter: res.headers['retry-after'] });
-  const said = errorText(body);
+  const failure = failureOf(body);
+  const said = failure && errorText(failure);
   return new NetworkError(`${where} did not accept the WebSocket upgrade (HTTP ${status}${said ? `: ${said}` : ''}). Nothing was sent.`, {
     hint: HINT,
   });

@@ -1,55 +1,43 @@
 /**
- * The remote service's WebSocket RPC API on one long connection. Requests are pipelined and
- * matched to replies by id. A request that was written is never written again: a timeout or a
- * closed socket rejects it as "outcome unknown".
+ * The remote service's WebSocket RPC API on one long connection (service-reference.md §5).
+ * Requests are pipelined and matched to replies by id; a reply is exactly `{id, data}`, `data`
+ * being the body the HTTP call would return, and success or failure is read from `data` alone.
+ * A request that was written is never written again: a timeout or a closed socket rejects it as
+ * "outcome unknown"; a readable reply never is.
  */
 import WebSocket from 'ws';
-import type { Order } from '../order/schema.js';
 import { NetworkError } from '../order/errors.js';
-import type { HttpBackend } from './http.js';
+import { OPERATIONS, type OperationSpec } from '../service/operations.js';
 import { openSocket } from './ws-handshake.js';
-import {
-  cancelReply,
-  checkTransport,
-  closeReply,
-  EFFECT,
-  type Effect,
-  requireAccount,
-  orderReply,
-  outcomeUnknown,
-  RPC_API,
-  type OrderOperation,
-  type RemoteOptions,
-} from './remote.js';
+import { checkTransport, outcomeUnknown, readReply, type RemoteOptions, rpcArgs, wsStatus } from './remote.js';
 import type { Backend } from './types.js';
 
 export interface WsBackendOptions extends RemoteOptions {
   wsUrl: string;
 }
 
-export interface RpcReply {
-  status: number;
-  data: unknown;
+export interface WsBackend extends Backend {
+  /** One RPC; resolves with the reply's `data`, whatever it says. `effect`: what it may have done. */
+  rpc(api: string, args: unknown, effect?: string): Promise<RpcReply>;
 }
 
-export interface WsBackend extends Backend {
-  /** One RPC; resolves with the reply's status and data, whatever the status. */
-  rpc(api: string, args: unknown): Promise<RpcReply>;
+export interface RpcReply {
+  data: unknown;
+  /** Only when the server added one; the service sends none. */
+  status?: number;
 }
 
 interface Pending {
   resolve(reply: RpcReply): void;
   reject(error: Error): void;
   timer: NodeJS.Timeout;
-  effect: Effect;
+  effect?: string;
 }
 
-const API_EFFECT: Record<string, Effect> = {
-  PlaceOrder: EFFECT.place,
-  ReversePosition: EFFECT.reverse,
-  Cancel: EFFECT.cancel,
-  ClosePosition: EFFECT.close,
-};
+/** A request whose fate is lost with the connection: money-moving ones are outcome unknown. */
+function lost(why: string, effect: string | undefined, cause?: unknown): Error {
+  return effect ? outcomeUnknown(why, effect, cause) : new NetworkError(`${why[0]!.toUpperCase()}${why.slice(1)}.`, { cause });
+}
 
 export function createWsBackend(options: WsBackendOptions): WsBackend {
   checkTransport(options.wsUrl, options.insecure ?? false);
@@ -58,13 +46,12 @@ export function createWsBackend(options: WsBackendOptions): WsBackend {
   const pending = new Map<string, Pending>();
   let nextId = 1;
   let connection: Promise<WebSocket> | undefined;
-  let reads: Promise<HttpBackend> | undefined;
 
   function failAll(why: string): void {
     for (const [id, p] of pending) {
       clearTimeout(p.timer);
       pending.delete(id);
-      p.reject(outcomeUnknown(why, undefined, p.effect));
+      p.reject(lost(why, p.effect));
     }
   }
 
@@ -85,8 +72,8 @@ export function createWsBackend(options: WsBackendOptions): WsBackend {
       stray = 'a message that is not a JSON object';
       return;
     }
-    const { id, status, data } = reply as { id?: unknown; status?: unknown; data?: unknown };
-    // Messages without an id (a pong, an event) answer nothing and are not replies.
+    // A reply is `{id, data}` (§5.3); an event has a `type` and no id, and answers nothing.
+    const { id, data, status, ...rest } = reply as Record<string, unknown>;
     if (typeof id !== 'string' && typeof id !== 'number') return;
     const p = pending.get(String(id));
     if (!p) {
@@ -95,8 +82,9 @@ export function createWsBackend(options: WsBackendOptions): WsBackend {
     }
     clearTimeout(p.timer);
     pending.delete(String(id));
-    if (typeof status === 'number') p.resolve({ status, data });
-    else p.reject(outcomeUnknown(`${where} answered with a message that is not {id, status, data}`, undefined, p.effect));
+    // A reply is read whatever else it carries: a `status` a server adds is used, never required;
+    // a reply that put its body beside the id instead of in `data` is still read.
+    p.resolve({ data: data === undefined ? rest : data, status: typeof status === 'number' ? status : undefined });
   }
 
   function connect(): Promise<WebSocket> {
@@ -117,18 +105,17 @@ export function createWsBackend(options: WsBackendOptions): WsBackend {
     return connection;
   }
 
-  async function rpc(api: string, args: unknown): Promise<RpcReply> {
+  async function rpc(api: string, args: unknown, effect?: string): Promise<RpcReply> {
     const socket = await connect();
     // The server has sent its close frame and ws refuses to write: this request never leaves.
     if (socket.readyState !== WebSocket.OPEN)
       throw new NetworkError(`The connection to ${host} is closing. Nothing was sent.`);
     const id = String(nextId++);
-    const effect = API_EFFECT[api] ?? EFFECT.place;
     return new Promise<RpcReply>((resolve, reject) => {
       const timer = setTimeout(() => {
         pending.delete(id);
         const sent = stray === undefined ? '' : `; it sent ${stray}`;
-        reject(outcomeUnknown(`no reply from ${host} within ${options.timeoutMs / 1000} s${sent}`, undefined, effect));
+        reject(lost(`no reply from ${host} within ${options.timeoutMs / 1000} s${sent}`, effect));
       }, options.timeoutMs);
       pending.set(id, { resolve, reject, timer, effect });
       socket.send(JSON.stringify({ action: 'rpc', id, api, args }), (error) => {
@@ -137,46 +124,22 @@ export function createWsBackend(options: WsBackendOptions): WsBackend {
         if (!p) return;
         clearTimeout(p.timer);
         pending.delete(id);
-        p.reject(outcomeUnknown(`the connection to ${host} failed while sending`, error, effect));
+        p.reject(lost(`the connection to ${host} failed while sending`, effect, error));
       });
     });
-  }
-
-  async function order(operation: OrderOperation, o: Order) {
-    const reply = await rpc(RPC_API[operation], o);
-    return orderReply(reply.status, reply.data, { where, effect: EFFECT[operation] });
-  }
-
-  /**
-   * The RPC API has no reads; orders and positions come from the REST API at base-url. undici is
-   * loaded only then: an order over ws does not pay for it.
-   */
-  function httpReads(): Promise<HttpBackend> {
-    const baseUrl = options.baseUrl;
-    if (!baseUrl)
-      throw new NetworkError('The ws backend reads orders and positions over HTTP: set base-url (`trade config set base-url URL`).');
-    reads ??= import('./http.js').then(({ createHttpBackend }) => createHttpBackend({ ...options, baseUrl }));
-    return reads;
   }
 
   return {
     name: 'ws',
     label: where,
     rpc,
-    placeOrder: (o) => order('place', o),
-    reversePosition: (o) => order('reverse', o),
-    async cancelOrder(account, orderId) {
-      const reply = await rpc('Cancel', { account: requireAccount(account), orderId });
-      return cancelReply(reply.status, reply.data, { where });
+    async call(name, args) {
+      const operation = OPERATIONS[name] as OperationSpec;
+      const effect = operation.movesMoney ? operation.effect : undefined;
+      const { data, status } = await rpc(operation.ws[0], rpcArgs(args), effect);
+      return { body: data, value: readReply(name, status ?? wsStatus(data), data, { where, effect }) };
     },
-    async closePosition(account, instrument) {
-      const reply = await rpc('ClosePosition', { account, instrument });
-      return closeReply(reply.status, reply.data, { where });
-    },
-    listOrders: async (filter) => (await httpReads()).listOrders(filter),
-    listPositions: async (filter) => (await httpReads()).listPositions(filter),
     async close() {
-      await (await reads?.catch(() => undefined))?.close();
       const open = connection;
       connection = undefined;
       if (!open) return;

@@ -1,23 +1,38 @@
-/** Human renderings of results. Data only; the caller chooses the stream. */
+/**
+ * Human renderings of results, read from the service's shapes (src/service/shapes.ts) on every
+ * backend. Data only; the caller chooses the stream. Text that came from a remote service goes
+ * through `printable`, so a hostile reply cannot drive the terminal.
+ */
 import type { ChalkInstance } from 'chalk';
-import type { CancelResult, CloseResult, OrderRecord, OrderResult, PositionRecord } from '../backends/types.js';
+import type { CallResult } from '../backends/types.js';
+import { printable } from '../backends/remote.js';
 import type { PriceOutcome } from '../engine/engine.js';
 import { describeOrder, type Order } from '../order/schema.js';
+import type { OrderObject, OrderRead, PositionRead } from '../service/shapes.js';
 import { fitTable, type FittedTable } from './io.js';
 
+/** A price as a person reads it; the service writes `0.0` for "none", which is never a price. */
 export function formatPrice(price: number | null | undefined): string {
-  return price === null || price === undefined ? '—' : String(Number(price.toFixed(8)));
+  return price === null || price === undefined || price === 0 ? '—' : String(Number(price.toFixed(8)));
 }
 
+/** Money: two decimals, a sign for losses. */
+export function formatMoney(amount: number | undefined): string {
+  return amount === undefined ? '—' : amount.toFixed(2);
+}
+
+const text = (value: unknown): string => (typeof value === 'string' ? printable(value) : value === undefined ? '—' : printable(String(value)));
+/** `Buy` → `BUY`, `StopMarket` → `STOPMARKET`: the spelling the flags take. */
+const upper = (value: string | undefined): string => (value === undefined ? '—' : printable(value.toUpperCase()));
+
 /** How an order stands: "filled 1 @ 4500.25", "filled 1 at an unknown price …", "working". */
-export function orderStatus(order: OrderRecord): string {
-  if (order.state === 'FILLED') {
-    return order.avgFillPrice === null
-      ? `filled ${order.filledQuantity} at an unknown price (no price is known for ${order.instrument})`
-      : `filled ${order.filledQuantity} @ ${formatPrice(order.avgFillPrice)}`;
+export function orderStatus(order: OrderRead): string {
+  if (order.orderState === 'Filled') {
+    return !order.averageFillPrice
+      ? `filled ${order.filled ?? order.quantity} at an unknown price (no price is known for ${text(order.instrument)})`
+      : `filled ${order.filled ?? order.quantity} @ ${formatPrice(order.averageFillPrice)}`;
   }
-  if (order.triggered) return 'working (stop touched, now a limit)';
-  return order.state.toLowerCase();
+  return order.orderState === undefined ? 'unknown' : printable(order.orderState.toLowerCase());
 }
 
 function rows(pairs: Array<[string, string]>): string[] {
@@ -25,82 +40,98 @@ function rows(pairs: Array<[string, string]>): string[] {
   return pairs.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`);
 }
 
+/** `SELL 1 ES 09-25 STOPMARKET stop 4498`: an order in one line, without its id. */
+export function describeObject(order: OrderRead): string {
+  const parts = [upper(order.orderAction), String(order.quantity ?? '—'), text(order.instrument), upper(order.orderType)];
+  if (order.stopPrice) parts.push(`stop ${formatPrice(order.stopPrice)}`);
+  if (order.limitPrice) parts.push(`limit ${formatPrice(order.limitPrice)}`);
+  return parts.join(' ');
+}
+
+/** The lines an ATM entry's brackets add to a result. */
+function bracketRows(brackets: OrderObject[] | undefined): Array<[string, string]> {
+  return (brackets ?? []).map((b) => [
+    b.name === 'Stop1' ? 'stop-loss' : 'target',
+    `${describeObject(b)} ${upper(b.timeInForce)}, ${orderStatus(b)} (order ${b.orderId})`,
+  ]);
+}
+
 export function formatOrderResult(
   kind: 'place' | 'reverse',
   order: Order,
-  result: OrderResult,
+  result: CallResult<'PlaceOrder'>,
   backendLabel: string,
   c: ChalkInstance,
 ): string[] {
   const lines: string[] = [];
   const detail = result.detail;
   const pairs: Array<[string, string]> = [];
+  const account = detail?.order?.account ?? order.account;
   if (kind === 'reverse') {
-    lines.push(c.green(`Reversed ${order.instrument} in ${detail?.order.account ?? order.account}`));
-    if (detail?.closingOrder) {
-      const closing = detail.closingOrder;
-      pairs.push(['closed', `${closing.action} ${closing.quantity} MARKET, ${orderStatus(closing)} (order ${closing.id})`]);
-    }
+    lines.push(c.green(`Reversed ${order.instrument} in ${account}`));
+    const closing = detail?.closingOrder;
+    if (closing) pairs.push(['closed', `${upper(closing.orderAction)} ${closing.quantity} MARKET, ${orderStatus(closing)} (order ${closing.orderId})`]);
     const cancelled = detail?.cancelledOrderIds?.length ?? 0;
     if (cancelled > 0) pairs.push(['cancelled', `${cancelled} working order${cancelled === 1 ? '' : 's'}`]);
     pairs.push(['placed', describeOrder(order)]);
   } else {
     lines.push(c.green(`Placed ${describeOrder(order)}`));
   }
-  pairs.push(['order id', result.orderId]);
-  pairs.push(['account', detail?.order.account ?? order.account]);
-  if (detail) pairs.push(['status', orderStatus(detail.order)]);
-  if (kind === 'place' && detail?.cancelledOrderIds?.length) {
-    pairs.push(['cancelled', `${detail.cancelledOrderIds.join(', ')} (OCO)`]);
-  }
+  pairs.push(['order id', printable(result.value.orderId)]);
+  pairs.push(['account', account]);
+  if (detail?.order) pairs.push(['status', orderStatus(detail.order)]);
+  if (kind === 'place' && detail?.cancelledOrderIds?.length) pairs.push(['cancelled', `${detail.cancelledOrderIds.join(', ')} (OCO)`]);
   pairs.push(...bracketRows(detail?.bracketOrders));
   pairs.push(['backend', backendLabel]);
   return [...lines, ...rows(pairs)];
 }
 
 /** `width`: fit to a terminal this wide (see fitTable). */
-export function formatPositions(positions: PositionRecord[], includeFlat = false, width?: number): FittedTable {
+export function formatPositions(positions: PositionRead[], includeFlat = false, width?: number): FittedTable {
   if (positions.length === 0) return { lines: [includeFlat ? 'No positions.' : 'No open positions.'], hidden: [] };
   return fitTable(
-    ['ACCOUNT', 'INSTRUMENT', 'QTY', 'AVG PRICE', 'REALIZED P&L'],
+    ['ACCOUNT', 'INSTRUMENT', 'POSITION', 'QTY', 'AVG PRICE', 'MARKET', 'UNREALIZED P&L'],
     positions.map((p) => [
-      p.account,
-      p.instrument,
-      p.quantity > 0 ? `+${p.quantity}` : String(p.quantity),
-      formatPrice(p.avgPrice),
-      p.realizedPnl === null ? 'unknown' : formatPrice(p.realizedPnl),
+      text(p.account),
+      text(p.instrument),
+      p.marketPosition,
+      String(p.quantity),
+      formatPrice(p.averagePrice),
+      formatPrice(p.marketPrice),
+      // Without both prices the service's 0.0 means "not known", not "no profit".
+      p.marketPosition === 'Flat' || !p.averagePrice || !p.marketPrice ? '—' : formatMoney(p.unrealizedProfitLoss),
     ]),
-    { width, optional: ['REALIZED P&L', 'AVG PRICE'] },
+    { width, optional: ['MARKET', 'UNREALIZED P&L', 'AVG PRICE', 'ACCOUNT'] },
   );
 }
 
 /** Left out first when the terminal is narrow; the id, instrument, side, size, type and state stay. */
-const ORDER_COLUMNS_OPTIONAL = ['CREATED', 'TIF', 'FILLED', 'AVG FILL', 'STOP', 'LIMIT', 'ACCOUNT'];
+const ORDER_COLUMNS_OPTIONAL = ['TIME', 'TIF', 'FILLED', 'AVG FILL', 'STOP', 'LIMIT', 'ACCOUNT'];
 
-export function formatOrders(orders: OrderRecord[], width?: number): FittedTable {
+export function formatOrders(orders: OrderRead[], width?: number): FittedTable {
   if (orders.length === 0) return { lines: ['No orders.'], hidden: [] };
   return fitTable(
-    ['ORDER ID', 'ACCOUNT', 'INSTRUMENT', 'ACTION', 'QTY', 'TYPE', 'LIMIT', 'STOP', 'TIF', 'STATE', 'FILLED', 'AVG FILL', 'CREATED'],
+    ['ORDER ID', 'ACCOUNT', 'INSTRUMENT', 'ACTION', 'QTY', 'TYPE', 'LIMIT', 'STOP', 'TIF', 'STATE', 'FILLED', 'AVG FILL', 'TIME'],
     orders.map((o) => [
-      o.id,
-      o.account,
-      o.instrument,
-      o.action,
-      String(o.quantity),
-      o.orderType,
+      printable(o.orderId),
+      text(o.account),
+      text(o.instrument),
+      upper(o.orderAction),
+      String(o.quantity ?? '—'),
+      upper(o.orderType),
       formatPrice(o.limitPrice),
       formatPrice(o.stopPrice),
-      o.timeInForce,
-      o.state,
-      String(o.filledQuantity),
-      o.state === 'FILLED' && o.avgFillPrice === null ? 'unknown' : formatPrice(o.avgFillPrice),
-      o.createdAt,
+      upper(o.timeInForce),
+      text(o.orderState),
+      String(o.filled ?? '—'),
+      o.orderState === 'Filled' && !o.averageFillPrice ? 'unknown' : formatPrice(o.averageFillPrice),
+      text(o.time),
     ]),
     { width, optional: ORDER_COLUMNS_OPTIONAL },
   );
 }
 
-const ORIGIN_LABEL: Record<OrderRecord['origin'], string> = {
+const ORIGIN_LABEL: Record<string, string> = {
   client: 'client',
   close: 'close',
   'reverse-close': 'reverse',
@@ -108,23 +139,7 @@ const ORIGIN_LABEL: Record<OrderRecord['origin'], string> = {
   'atm-profit-target': 'ATM profit-target',
 };
 
-/** `SELL 1 ES 09-25 STOPMARKET stop 4498` — an order record in one line, without its id. */
-export function describeRecord(order: OrderRecord): string {
-  const parts = [order.action, String(order.quantity), order.instrument, order.orderType];
-  if (order.stopPrice !== undefined) parts.push(`stop ${formatPrice(order.stopPrice)}`);
-  if (order.limitPrice !== undefined) parts.push(`limit ${formatPrice(order.limitPrice)}`);
-  return parts.join(' ');
-}
-
-/** The lines an ATM entry's brackets add to a result. */
-export function bracketRows(brackets: OrderRecord[] | undefined): Array<[string, string]> {
-  return (brackets ?? []).map((b) => [
-    b.origin === 'atm-stop-loss' ? 'stop-loss' : 'target',
-    `${describeRecord(b)} ${b.timeInForce}, ${b.state.toLowerCase()} (order ${b.id})`,
-  ]);
-}
-
-export function formatPriceOutcome(outcome: PriceOutcome, c: ChalkInstance): string[] {
+export function formatPriceOutcome(outcome: PriceOutcome, brackets: OrderObject[], c: ChalkInstance): string[] {
   const was = outcome.previousPrice === null ? 'first price' : `was ${formatPrice(outcome.previousPrice)}`;
   const lines = [c.green(`Price ${outcome.instrument} ${formatPrice(outcome.price)} (${was})`)];
   const pairs: Array<[string, string]> = [];
@@ -133,36 +148,38 @@ export function formatPriceOutcome(outcome: PriceOutcome, c: ChalkInstance): str
     pairs.push(['filled', `${f.action} ${f.quantity} ${f.orderType} @ ${formatPrice(f.price)} in ${f.account} (${origin}order ${f.orderId})`]);
   }
   for (const id of outcome.triggeredOrderIds) pairs.push(['triggered', `STOPLIMIT ${id}: stop touched, now working as a limit`]);
-  for (const b of outcome.bracketOrders) {
-    pairs.push(['placed', `${describeRecord(b)} in ${b.account} (${ORIGIN_LABEL[b.origin]}, order ${b.id})`]);
+  for (const b of brackets) {
+    pairs.push(['placed', `${describeObject(b)} in ${b.account} (ATM ${b.name === 'Stop1' ? 'stop-loss' : 'profit-target'}, order ${b.orderId})`]);
   }
   for (const id of outcome.cancelledOrderIds) pairs.push(['cancelled', `${id} (OCO)`]);
   if (pairs.length === 0) return [...lines, '  no working order crossed'];
   return [...lines, ...rows(pairs)];
 }
 
-export function formatCancelResult(result: CancelResult, account: string | undefined, backendLabel: string, c: ChalkInstance): string[] {
+export function formatCancelResult(result: CallResult<'Cancel'>, account: string, backendLabel: string, c: ChalkInstance): string[] {
   const pairs: Array<[string, string]> = [];
-  const others = result.detail?.cancelledOrderIds.filter((id) => id !== result.orderId) ?? [];
-  for (const id of others) pairs.push(['also cancelled', `${id} (OCO)`]);
-  const owner = result.detail?.order.account ?? account;
-  if (owner !== undefined) pairs.push(['account', owner]);
+  const id = printable(result.value.orderId);
+  const others = result.detail?.cancelledOrderIds?.filter((other) => other !== result.value.orderId) ?? [];
+  for (const other of others) pairs.push(['also cancelled', `${other} (OCO)`]);
+  pairs.push(['account', result.detail?.order?.account ?? account]);
   pairs.push(['backend', backendLabel]);
-  return [c.green(`Cancelled order ${result.orderId}`), ...rows(pairs)];
+  return [c.green(`Cancelled order ${id}`), ...rows(pairs)];
 }
 
-export function formatCloseResult(result: CloseResult, backendLabel: string, c: ChalkInstance): string[] {
-  const lines = result.closedPositions.map((p) =>
-    c.green(`Closed ${p.instrument} in ${p.account}: was ${p.marketPosition.toLowerCase()} ${p.quantity} @ ${formatPrice(p.averagePrice)}`),
+export function formatCloseResult(result: CallResult<'ClosePosition'>, backendLabel: string, c: ChalkInstance): string[] {
+  const lines = result.value.closedPositions.map((p) =>
+    c.green(
+      `Closed ${text(p.instrument)} in ${text(p.account)}: was ${p.marketPosition.toLowerCase()} ${p.quantity} @ ${formatPrice(p.averagePrice)}`,
+    ),
   );
   const pairs: Array<[string, string]> = [];
   const detail = result.detail;
-  if (detail) {
+  if (detail?.closingOrder) {
     const closing = detail.closingOrder;
-    pairs.push(['closed', `${closing.action} ${closing.quantity} MARKET, ${orderStatus(closing)} (order ${closing.id})`]);
-    const n = detail.cancelledOrderIds.length;
-    if (n > 0) pairs.push(['cancelled', `${n} working order${n === 1 ? '' : 's'}`]);
+    pairs.push(['closed', `${upper(closing.orderAction)} ${closing.quantity} MARKET, ${orderStatus(closing)} (order ${closing.orderId})`]);
   }
+  const n = detail?.cancelledOrderIds?.length ?? 0;
+  if (n > 0) pairs.push(['cancelled', `${n} working order${n === 1 ? '' : 's'}`]);
   pairs.push(['backend', backendLabel]);
   return [...lines, ...rows(pairs)];
 }

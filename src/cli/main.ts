@@ -2,7 +2,7 @@
  * run(argv, deps) → exit code. The only place that maps errors to exit codes; nothing else exits.
  */
 import type { Env } from '../config/paths.js';
-import { CancelledError, ExitCode, IncompleteError, TradeError } from '../order/errors.js';
+import { CancelledError, ExitCode, IncompleteError, RejectedError, TradeError } from '../order/errors.js';
 import { createContext, type ContextOptions } from './context.js';
 import { createIo, type InputStream, type Io, type OutputStream } from './io.js';
 import { VERSION } from '../version.js';
@@ -55,7 +55,8 @@ function report(error: unknown, rawIo: Io, json: boolean, secrets: string[]): nu
   }
   if (error instanceof TradeError) {
     // A command that ends incomplete has already written its own results (a batch, a doctor report).
-    if (json && !(error instanceof IncompleteError)) io.out(JSON.stringify({ error: error.message }));
+    // A refusal from the service is its body, whole (`{success:false, error, detail}` included).
+    if (json && !(error instanceof IncompleteError)) io.out(JSON.stringify(error instanceof RejectedError ? error.body : { error: error.message }));
     // A person said no: not an error, just what happened.
     else if (error instanceof CancelledError) io.err(error.message);
     else io.err(io.errColor.red(`Error: ${error.message}`));

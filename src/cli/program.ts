@@ -15,7 +15,7 @@ function examples(...lines: string[]): string {
 function addOrderOptions(command: Command): Command {
   return command
     .option('--account <name>', 'account name, e.g. Sim101')
-    .option('--instrument <instrument>', "instrument as '<SYMBOL> <MM-YY>', e.g. 'ES 09-25'")
+    .option('--instrument <instrument>', "'<SYMBOL> <MM-YY>' (ES 09-25), or ES, ES1!, ESU5, ESU25, 'ES SEP25' (resolved to a dated contract)")
     .option('--action <action>', 'BUY or SELL (any case)')
     .option('--quantity <n>', 'contracts, a whole number from 1')
     .option('--order-type <type>', 'MARKET, LIMIT, STOPMARKET or STOPLIMIT (any case)')
@@ -134,7 +134,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
       "Close a position (Close Position): cancel the instrument's working orders in the account, then flatten at market.",
     )
     .option('--account <name>', 'account name, e.g. Sim101')
-    .option('--instrument <instrument>', "instrument as '<SYMBOL> <MM-YY>', e.g. 'ES 09-25'")
+    .option('--instrument <instrument>', "instrument: 'ES 09-25', or ES, ES1!, ESU5 (resolved to a dated contract)")
     .option('--json', 'print {"closedPositions":[...],"success":true} on stdout')
     .addHelpText('after', examples(`trade close --account Sim101 --instrument "ES 09-25"`, `trade close --account Sim101 --instrument "ES 09-25" --json`))
     .action(async (options) => {
@@ -150,7 +150,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
   price
     .command('set')
     .description('Set the last price of an instrument and fill the working orders it crosses, oldest first.')
-    .argument('<instrument>', "instrument as '<SYMBOL> <MM-YY>', e.g. 'ES 09-25'")
+    .argument('<instrument>', "instrument: 'ES 09-25', or ES, ES1!, ESU5 (resolved to a dated contract)")
     .argument('<price>', 'a positive price')
     .option('--json', 'print the fills, cancellations and brackets as JSON on stdout')
     .addHelpText('after', examples(`trade price set "ES 09-25" 4500.25`, `trade price set "NQ 12-25" 21000 --json`))
@@ -212,11 +212,13 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
   program
     .command('positions')
     .summary('List open positions')
-    .description('List open positions (net per account and instrument).')
-    .option('--account <name>', 'only this account')
-    .option('--instrument <instrument>', 'only this instrument')
-    .option('--all', 'include flat positions, with the realized P&L of closed trades')
-    .option('--json', 'print {"positions":[...],"success":true} on stdout')
+    .description(
+      "List positions (the service's GetPositions for one account, GetAllPositions for every account): the side (Long, Short), the size, the average price, the last price and the unrealized P&L.",
+    )
+    .option('--account <name>', 'only this account (default: TRADE_ACCOUNT or the config)')
+    .option('--instrument <instrument>', 'only this instrument (any form: ES 09-25, ES, ES1!, ESU5)')
+    .option('--all', 'include flat positions (instruments traded and closed)')
+    .option('--json', "print the service's body: {\"positions\":[...],\"count\":N,\"success\":true}")
     .addHelpText('after', examples('trade positions', 'trade positions --account Sim101 --json', 'trade positions --all'))
     .action(async (options) => {
       const { runPositions } = await import('./commands/positions.js');
@@ -225,12 +227,15 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
 
   program
     .command('orders')
-    .summary('List orders with their state and fills')
-    .description('List orders, oldest first, with their state and fills.')
-    .option('--account <name>', 'only this account')
-    .option('--instrument <instrument>', 'only this instrument')
-    .option('--json', 'print {"orders":[...],"success":true} on stdout')
-    .addHelpText('after', examples('trade orders --account Sim101', 'trade orders --json'))
+    .summary("List an account's orders")
+    .description(
+      "List an account's orders, oldest first (the service's GetOrders): working ones and those of the current trading day, with their state and fills.",
+    )
+    .option('--account <name>', 'the account (default: TRADE_ACCOUNT or the config); required')
+    .option('--instrument <instrument>', 'only this instrument (any form: ES 09-25, ES, ES1!, ESU5)')
+    .option('--active', 'working orders only')
+    .option('--json', "print the service's body: {\"orders\":[...],\"count\":N,\"success\":true}")
+    .addHelpText('after', examples('trade orders --account Sim101', 'trade orders --account Sim101 --active --json'))
     .action(async (options) => {
       const { runOrders } = await import('./commands/orders.js');
       await runOrders(ctx, options);
@@ -263,19 +268,20 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
 
   program
     .command('batch')
-    .summary('Send many orders from NDJSON over one connection')
+    .summary('Send many requests from NDJSON over one connection')
     .description(
-      'Send many orders over one connection: NDJSON lines {"api":"PlaceOrder"|"ReversePosition","args":{account,...},"id"?} in, one {"line","id","status","data"} line out per input line, in order.',
+      'Send many requests over one connection: NDJSON lines {"api":"PlaceOrder"|"ReversePosition"|"Cancel"|…,"args":{account,...},"id"?} in (any operation, by its WebSocket name), one {"line","id","status","data"} line out per input line, in order. On http and ws, requests are paced to the service\'s budget (3/s, bursts of 20) and a line refused with 429 waits and is sent again.',
     )
     .argument('[file]', "NDJSON file, or '-' (the default) for stdin")
     .option('--concurrency <n>', 'requests in flight at once (default: 1 on embedded, 64 on http and ws)')
+    .option('--rate <n>', 'requests per second, bursts of 20 (default: 3 on http and ws, none on embedded; 0: no pacing)')
     .option('--no-progress', 'no progress bar on stderr (it is shown only at a terminal)')
     .addHelpText(
       'after',
       examples(
         'trade batch orders.ndjson > results.ndjson',
         `echo '{"api":"PlaceOrder","id":"a1","args":{"account":"Sim101","instrument":"ES 09-25","action":"BUY","quantity":1,"orderType":"MARKET","timeInForce":"DAY"}}' | trade batch -`,
-        'trade --backend ws batch orders.ndjson --concurrency 256',
+        'trade --backend ws batch orders.ndjson --rate 0 --concurrency 256   # a local trade serve: no pacing',
       ),
     )
     .action(async (file: string | undefined, options) => {
@@ -375,7 +381,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .command('doctor')
     .summary('Check the set-up: backend, config, data, token, service')
     .description(
-      'Show the backend that would be used and where that choice comes from, where config and data live, whether a token is set (masked), the embedded store\'s schema and contents, and for http or ws whether the service answers and takes the token (an authenticated read or a ping: nothing is placed). Exit 0 when every check passes, 3 for a config or token problem, 4 when the service is unreachable, 1 when the store cannot be used.',
+      'Show the backend that would be used and where that choice comes from, where config and data live, whether a token is set (masked), the embedded store\'s schema and contents, and for http or ws whether the service answers and takes the token (one authenticated read, GetAllPositions, over HTTP or as a WebSocket RPC: nothing is placed). Exit 0 when every check passes, 3 for a config or token problem, 4 when the service is unreachable or its trading platform is not connected, 1 when the store cannot be used.',
     )
     .option('--json', 'print the report as one JSON object')
     .addHelpText(

@@ -79,9 +79,17 @@ export function maskToken(token: string): string {
   return `…(${token.length} characters)`;
 }
 
-/** The WebSocket address DESIGN.md derives from a base URL: ws(s), then /ws/stream after its path. */
+/**
+ * The service's root: the base URL without one trailing `/v1/api` and trailing slashes
+ * (service-reference.md §1.1: public clients write the base URL either way).
+ */
+export function serviceRoot(baseUrl: string): string {
+  return baseUrl.replace(/\/+$/, '').replace(/\/v1\/api$/i, '').replace(/\/+$/, '');
+}
+
+/** The WebSocket address for a base URL (§1.1): ws(s), the service's root, then /ws/stream. */
 export function deriveWsUrl(baseUrl: string): string {
-  const u = new URL(baseUrl);
+  const u = new URL(serviceRoot(baseUrl));
   u.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:';
   u.pathname = `${u.pathname.replace(/\/+$/, '')}/ws/stream`;
   return u.href;

@@ -4,7 +4,7 @@
  * Every write runs in one IMMEDIATE transaction, so a failure changes nothing. Each operation
  * first expires the DAY orders whose session has ended, by the injected clock.
  */
-import { RejectedError } from '../order/errors.js';
+import { invalidAccount, RejectedError } from '../order/errors.js';
 import type { AtmTemplate, Order } from '../order/schema.js';
 import { addTemplate, removeTemplate } from './atm.js';
 import { type Core, lastPrice, newEffects, newOrderId } from './core.js';
@@ -85,7 +85,7 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
     const known = canonical.get(key);
     if (known !== undefined) return known;
     const row = q.account.get(name);
-    if (!row) throw new RejectedError(`Account '${name}' not found`, { status: 404, code: 'account_not_found' });
+    if (!row) throw invalidAccount(name);
     canonical.set(key, row.name);
     return row.name;
   }
@@ -152,9 +152,10 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
   const addAtm = write((time, template: AtmTemplate) => addTemplate(core, template, time));
   const removeAtm = write((_time, name: string) => removeTemplate(core, name));
 
-  function where(filter: OrderFilter, extra: string[] = [], table = ''): { sql: string; params: string[] } {
+  /** `extra` clauses come first, with their `?` values in `extraParams`. */
+  function where(filter: OrderFilter, extra: string[] = [], table = '', extraParams: string[] = []): { sql: string; params: string[] } {
     const clauses = [...extra];
-    const params: string[] = [];
+    const params: string[] = [...extraParams];
     if (filter.account !== undefined) {
       clauses.push(`${table}account = ?`);
       params.push(resolveAccount(filter.account));
@@ -170,6 +171,7 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
 
   return {
     file,
+    now: clock,
     placeOrder: place,
     reversePosition: reverse,
     cancelOrder: cancel,
@@ -179,7 +181,11 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
     lastPrice: (instrument) => lastPrice(core, instrument),
     listOrders(filter = {}) {
       fresh();
-      const { sql, params } = where(filter);
+      const { sql, params } = filter.activeOnly
+        ? where(filter, ["state = 'WORKING'"])
+        : filter.activeOrSince !== undefined
+          ? where(filter, ["(state = 'WORKING' OR updated_at >= ?)"], '', [filter.activeOrSince])
+          : where(filter);
       return db.prepare<string[], OrderRow>(`SELECT * FROM orders${sql} ORDER BY seq`).all(...params).map(toOrder);
     },
     listPositions(filter = {}): PositionRecord[] {
@@ -189,6 +195,12 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
         .prepare<string[], PositionRow>(`SELECT * FROM positions${sql} ORDER BY account COLLATE NOCASE, instrument`)
         .all(...params)
         .map(toPosition);
+    },
+    getOrder(orderId, account) {
+      fresh();
+      const row = q.orderById.get(orderId);
+      if (!row || (account !== undefined && row.account !== resolveAccount(account))) return undefined;
+      return toOrder(row);
     },
     getPosition(account, instrument) {
       const row = q.position.get(resolveAccount(account), instrument);

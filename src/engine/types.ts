@@ -111,6 +111,13 @@ export interface OrderFilter {
   instrument?: string;
 }
 
+export interface OrderListFilter extends OrderFilter {
+  /** Only orders still working. */
+  activeOnly?: boolean;
+  /** Working orders, and the others created or changed at or after this ISO time. */
+  activeOrSince?: string;
+}
+
 export interface PositionFilter extends OrderFilter {
   /** Include flat positions, to see the realized P&L of closed trades. */
   includeFlat?: boolean;
@@ -126,6 +133,8 @@ export interface EngineOptions {
 
 export interface Engine {
   readonly file: string;
+  /** The engine's clock (EngineOptions.now, else the system's). */
+  now(): Date;
   placeOrder(order: Order): PlaceOutcome;
   reversePosition(order: Order): ReverseOutcome;
   /** Cancels a working order and its OCO group. With an account, the order must be in it. */
@@ -136,7 +145,9 @@ export interface Engine {
   setPrice(instrument: string, price: number): PriceOutcome;
   listPrices(): PriceRecord[];
   lastPrice(instrument: string): number | undefined;
-  listOrders(filter?: OrderFilter): OrderRecord[];
+  listOrders(filter?: OrderListFilter): OrderRecord[];
+  /** One order by id; with an account, only when it is in that account. */
+  getOrder(orderId: string, account?: string): OrderRecord | undefined;
   listPositions(filter?: PositionFilter): PositionRecord[];
   getPosition(account: string, instrument: string): PositionRecord | undefined;
   listFills(filter?: OrderFilter): FillRecord[];

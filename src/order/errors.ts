@@ -91,12 +91,25 @@ export class RejectedError extends TradeError {
   readonly code: string;
   /** The HTTP status the service answered (or would answer) with. */
   readonly status: number;
+  /** The service's error body, whole (`--json` prints it); `{error: message}` when there is no other. */
+  readonly body: Record<string, unknown>;
 
-  constructor(message: string, options: TradeErrorOptions & { status?: number; code?: string } = {}) {
+  constructor(message: string, options: TradeErrorOptions & { status?: number; code?: string; body?: Record<string, unknown> } = {}) {
     super(message, options);
     this.status = options.status ?? 400;
     this.code = options.code ?? 'rejected';
+    this.body = options.body ?? { error: message };
   }
+}
+
+/** An account the service does not know: 404 with the AI docs' body (§1.4, §6.1). */
+export function invalidAccount(name: string): RejectedError {
+  const detail = `Account ${name} not found`;
+  return new RejectedError(detail, {
+    status: 404,
+    code: 'invalid_account',
+    body: { success: false, error: 'invalid_account', detail },
+  });
 }
 
 /** No token, a bad token, no base URL, a bad config value. Exit 3. */

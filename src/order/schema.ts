@@ -138,8 +138,23 @@ export const orderBodyShape = {
 
 export const orderBodySchema = z.strictObject(orderBodyShape);
 // Built once: a zod schema costs far more to build than to run, and these run on every request.
-const accountNameField = nameField('account name');
-const orderIdField = nameField('order id');
+export const accountNameField = nameField('account name');
+export const orderIdField = nameField('order id');
+
+/**
+ * A boolean from JSON or from a query string (§1.3): `true`/`false` in any case, or `1`/`0`.
+ * Anything else is refused, so `activeOnly=yes` is not silently read as false.
+ */
+export const booleanField = z.union([z.boolean(), z.string(), z.number()], {
+  error: (iss) => `must be true or false, got ${show(iss.input)}`,
+}).transform((raw, ctx) => {
+  if (typeof raw === 'boolean') return raw;
+  const text = String(raw).toLowerCase();
+  if (text === 'true' || text === '1') return true;
+  if (text === 'false' || text === '0') return false;
+  ctx.issues.push({ code: 'custom', input: raw, message: `must be true or false (or 1 or 0), got ${show(raw)}` });
+  return z.NEVER;
+});
 /** The body plus the account: what the CLI builds and the WebSocket `args` carry. */
 export const orderSchema = z.strictObject({ account: accountNameField, ...orderBodyShape });
 
@@ -148,7 +163,7 @@ export type Order = z.output<typeof orderSchema>;
 /** Every field the order may have, in the order a person reads them. */
 export const ORDER_FIELDS = ['account', ...Object.keys(orderBodyShape)] as Array<keyof Order>;
 
-function toIssues(error: z.ZodError): FieldIssue[] {
+export function toIssues(error: z.ZodError): FieldIssue[] {
   const issues: FieldIssue[] = [];
   for (const issue of error.issues) {
     if (issue.code === 'unrecognized_keys') {
@@ -169,7 +184,8 @@ function priceIssue(field: 'limitPrice' | 'stopPrice', type: OrderType, value: n
   return undefined;
 }
 
-function priceRules(order: OrderBody): FieldIssue[] {
+/** The rules across an order's fields: the prices its type needs, and only those. */
+export function priceRules(order: OrderBody): FieldIssue[] {
   const issues: FieldIssue[] = [];
   for (const field of ['limitPrice', 'stopPrice'] as const) {
     const message = priceIssue(field, order.orderType, order[field]);

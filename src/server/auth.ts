@@ -6,10 +6,8 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export type AuthOutcome = 'ok' | 'missing' | 'invalid';
 
-export const AUTH_MESSAGES: Record<Exclude<AuthOutcome, 'ok'>, string> = {
-  missing: "Missing bearer token: send 'Authorization: Bearer <token>'",
-  invalid: 'Invalid bearer token',
-};
+/** The 401 body's text for a missing and a wrong token alike (§1.2). */
+export const UNAUTHORIZED = 'Unauthorized';
 
 /** A fresh token for a run with none configured: 256 random bits, safe in a header and a URL. */
 export function generateToken(): string {

@@ -1,16 +1,19 @@
 /**
  * `trade serve`: the service's REST and WebSocket API over the embedded engine. The routes come
- * from the dispatch table in operations.ts; this file adds what sits around every request: the
- * token, the rate limit, content-type and size limits, the `{error}` shape for framework errors,
- * one log line per request, and a shutdown that lets in-flight work finish.
+ * from the operation table (src/service/operations.ts); this file adds what sits around every
+ * request (service-reference.md §1, §6, §7): the token, the rate limit, body parsing and size
+ * limits, the documented error bodies, the 404 with `did_you_mean`, the catalog, one log line
+ * per request, and a shutdown that lets in-flight work finish.
  */
 import type { AddressInfo } from 'node:net';
 import { STATUS_CODES } from 'node:http';
 import { fastify, type FastifyReply, type FastifyRequest } from 'fastify';
 import websocket from '@fastify/websocket';
 import type { Engine } from '../engine/engine.js';
-import { AUTH_MESSAGES, createAuthenticator, createScrubber } from './auth.js';
-import { type ApiName, dispatch, errorResult, OPERATIONS, type Operation } from './operations.js';
+import { OPERATIONS, type OperationName } from '../service/operations.js';
+import { createAuthenticator, createScrubber, UNAUTHORIZED } from './auth.js';
+import { CATALOG, dispatch, errorResult } from './operations.js';
+import { notFoundBody, routeOf } from './not-found.js';
 import { BODY_LIMIT, createTokenBucket, RATE_LIMITED, type RateLimitOptions, type TakeResult } from './limits.js';
 import { handleRpcConnection, type RpcServerContext } from './ws-rpc.js';
 import { refuseClientError, refuseUpgrade } from './refusals.js';
@@ -42,25 +45,42 @@ export interface TradeServer {
   close(): Promise<void>;
 }
 
-/** Framework errors a client can cause, with messages that say what to fix and nothing internal. */
+/** Framework errors a client can cause, with messages that say what to fix and nothing internal (§1.3). */
 const CLIENT_ERRORS: Record<string, { status: number; error: string }> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, error: `Request body is larger than ${BODY_LIMIT / 1024} KiB` },
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, error: 'Content-Type must be application/json' },
-  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, error: 'Invalid request: the body is not valid JSON' },
-  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, error: 'Invalid request: the body is empty; send a JSON object' },
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, error: 'Invalid request: the body does not match its Content-Length' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, error: `Invalid request: body: larger than ${BODY_LIMIT} bytes` },
+  TRADE_INVALID_JSON: { status: 400, error: 'Invalid request: body: not valid JSON' },
+  TRADE_PROTO_KEY: { status: 400, error: 'Invalid request: body: __proto__ and constructor keys are not allowed' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, error: 'Invalid request: body: does not match its Content-Length' },
   FST_ERR_BAD_URL: { status: 400, error: 'Invalid request: the URL is not valid' },
 };
 
-function isJson(contentType: string | undefined): boolean {
-  return contentType?.split(';')[0]!.trim().toLowerCase() === 'application/json';
+const bodyError = (code: string) => Object.assign(new Error(code), { code, statusCode: 400 });
+
+/**
+ * A body as JSON; empty is no body. Keys that could reach a prototype are refused outright, as
+ * fastify's own parser does, so no later merge can be tricked by them.
+ */
+function parseBody(text: string): unknown {
+  if (text.trim() === '') return undefined;
+  const risky = text.includes('__proto__') || text.includes('constructor');
+  try {
+    return risky
+      ? JSON.parse(text, (key, value: unknown) => {
+          if (key === '__proto__' || key === 'constructor') throw bodyError('TRADE_PROTO_KEY');
+          return value;
+        })
+      : JSON.parse(text);
+  } catch (error) {
+    throw (error as { code?: string }).code === 'TRADE_PROTO_KEY' ? error : bodyError('TRADE_INVALID_JSON');
+  }
 }
 
-/** The path of a URL without its query, shortened: it goes into 404 messages. */
-function routeOf(url: string): string {
-  const path = url.split('?')[0]!;
-  return path.length > 100 ? `${path.slice(0, 97)}...` : path;
-}
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** The catalog route (§1.7), listed in itself. */
+const CATALOG_PATH = '/v1/api/_endpoints';
+const ALL_ROUTES = [...CATALOG, `GET ${CATALOG_PATH}`];
 
 export async function createServer(options: ServerOptions): Promise<TradeServer> {
   const { engine } = options;
@@ -72,15 +92,14 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
   const take = (): TakeResult => bucket?.take() ?? { ok: true };
   const onInternalError = (api: string, error: unknown) =>
     warn(`trade serve: internal error in ${api}: ${error instanceof Error ? error.message : String(error)}`);
-  /** RPCs being answered; shutdown waits for them as fastify waits for HTTP requests. */
-  const inFlight = new Set<Promise<unknown>>();
   let closing = false;
 
   const app = fastify({
     logger: false,
     bodyLimit: BODY_LIMIT,
-    // Long enough that an over-long account name reaches the schema and gets its 400 message.
-    routerOptions: { maxParamLength: 500 },
+    // Long enough that an over-long account name reaches the schema and gets its 400 message;
+    // a single trailing slash is ignored (§1.1).
+    routerOptions: { maxParamLength: 500, ignoreTrailingSlash: true },
     clientErrorHandler: refuseClientError,
     frameworkErrors: (error, _request, reply) => {
       const known = CLIENT_ERRORS[(error as { code?: string }).code ?? ''];
@@ -90,11 +109,10 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
 
   await app.register(websocket, {
     options: {
-      // Past this the connection is cut (1009); below it, messages over BODY_LIMIT get a 413 reply.
-      maxPayload: 16 * BODY_LIMIT,
+      // A frame over 64 KiB closes the connection with 1009 (§5.1).
+      maxPayload: BODY_LIMIT,
     },
     preClose: async () => {
-      await Promise.allSettled([...inFlight]);
       await closeWebSockets();
     },
   });
@@ -124,8 +142,16 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
     await new Promise<void>((resolve) => app.websocketServer.close(() => resolve()));
   }
 
-  // Only JSON is parsed: a text/plain body is a 415, not a string for the schema to puzzle over.
-  app.removeContentTypeParser('text/plain');
+  // Every body is read as JSON whatever its Content-Type says, or does not (§1.3): public
+  // clients send JSON without the header, and the token, not the header, guards every request.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, text, done) => {
+    try {
+      done(null, parseBody(text as string));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
 
   if (log) {
     // The address is read when the request arrives: a refused upgrade's socket is gone by onResponse.
@@ -145,9 +171,11 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
   app.addHook('onRequest', (request, reply, done) => {
     const outcome = authenticate(request.headers.authorization);
     if (outcome !== 'ok') {
-      void reply.code(401).header('www-authenticate', 'Bearer').send({ error: AUTH_MESSAGES[outcome] });
+      void reply.code(401).header('www-authenticate', 'Bearer').send({ error: UNAUTHORIZED });
       return;
     }
+    // An unknown route is answered 404 before the bucket is touched (§6.1's order of checks).
+    if (request.routeOptions.url === undefined) return done();
     const taken = take();
     if (!taken.ok) {
       void reply.code(429).header('retry-after', String(taken.retryAfterSeconds)).send({ error: RATE_LIMITED });
@@ -170,7 +198,7 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
   });
 
   app.setNotFoundHandler((request, reply) => {
-    void reply.code(404).send({ error: `Route ${request.method} ${routeOf(request.url)} not found` });
+    void reply.code(404).send(notFoundBody(request.method, request.url, ALL_ROUTES));
   });
 
   app.setErrorHandler((error: unknown, request, reply) => {
@@ -179,44 +207,30 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
     const known = typeof code === 'string' ? CLIENT_ERRORS[code] : undefined;
     if (known) return reply.code(known.status).send({ error: known.error });
     if (typeof status === 'number' && status >= 400 && status < 500)
-      return reply.code(status).send({ error: STATUS_CODES[status] ?? 'Invalid request' });
+      return reply.code(status).send({ error: `Invalid request: ${STATUS_CODES[status] ?? 'the request is malformed'}` });
     const result = errorResult(error);
     if (result.internal) onInternalError(`${request.method} ${routeOf(request.url)}`, error);
     return reply.code(result.status).send(result.body);
   });
 
-  for (const [api, operation] of Object.entries(OPERATIONS) as Array<[ApiName, Operation]>) {
+  for (const name of Object.keys(OPERATIONS) as OperationName[]) {
+    const operation = OPERATIONS[name];
     app.route({
       method: operation.method,
-      url: operation.path,
-      // Checked before the body is read, so a wrong type is a 415 whatever the size, and a POST
-      // without a body or a Content-Type is a 415 rather than an empty order.
-      preParsing:
-        operation.method === 'POST'
-          ? (request, reply, payload, done) => {
-              if (isJson(request.headers['content-type'])) return done(null, payload);
-              void reply.code(415).send({ error: CLIENT_ERRORS.FST_ERR_CTP_INVALID_MEDIA_TYPE!.error });
-            }
-          : undefined,
+      url: `/v1/api${operation.path.replace(/\{(\w+)\}/g, ':$1')}`,
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        const data = operation.method === 'POST' ? request.body : request.query;
-        const params = request.params as Record<string, unknown>;
-        const result = await dispatch(engine, api, { params, data }, { onInternalError });
+        const data = operation.method === 'GET' ? request.query : request.body;
+        if (data !== undefined && !isObject(data))
+          return reply.code(400).send({ error: 'Invalid request: body: must be a JSON object' });
+        // Path parameters win: an `account` field in a body cannot redirect an order (§3).
+        const result = dispatch(engine, name, { ...data, ...(request.params as Record<string, unknown>) }, { onInternalError });
         return reply.code(result.status).send(result.body);
       },
     });
   }
+  app.get(CATALOG_PATH, async () => ({ endpoints: ALL_ROUTES, success: true }));
 
-  const rpc: RpcServerContext = {
-    engine,
-    take,
-    log,
-    onInternalError,
-    track(work) {
-      inFlight.add(work);
-      void work.finally(() => inFlight.delete(work));
-    },
-  };
+  const rpc: RpcServerContext = { engine, take, log, onInternalError };
   app.route({
     method: 'GET',
     url: WS_PATH,

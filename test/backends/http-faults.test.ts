@@ -76,7 +76,7 @@ const order = (account: string) =>
 async function attempt(account: string, timeoutMs = 2000): Promise<unknown> {
   const backend = createHttpBackend({ baseUrl, token: TOKEN, timeoutMs });
   try {
-    return await backend.placeOrder(order(account));
+    return (await backend.call('PlaceOrder', order(account))).body;
   } catch (error) {
     return error;
   } finally {
@@ -100,9 +100,38 @@ describe('http backend', () => {
 
   it('uses the reverse path for Reverse Position and encodes the account', async () => {
     const backend = createHttpBackend({ baseUrl, token: TOKEN, timeoutMs: 2000 });
-    await backend.reversePosition(order('ok'));
+    await backend.call('ReversePosition', order('ok'));
+    await backend.call('ReversePosition', order('ok/../x y'));
     await backend.close();
-    expect(seen[0]!.url).toBe('/v1/api/accounts/ok/positions/reverseposition');
+    expect(seen.map((r) => r.url)).toEqual([
+      '/v1/api/accounts/ok/positions/reverseposition',
+      '/v1/api/accounts/ok%2F..%2Fx%20y/positions/reverseposition',
+    ]);
+  });
+
+  it.each(['/v1/api', '/v1/api/', '/'])('takes a base URL written with %s at the end (§1.1)', async (tail) => {
+    const backend = createHttpBackend({ baseUrl: `${baseUrl}${tail}`, token: TOKEN, timeoutMs: 2000 });
+    await backend.call('PlaceOrder', order('ok'));
+    await backend.close();
+    expect(seen[0]!.url).toBe('/v1/api/accounts/ok/orders/place');
+  });
+
+  it('sends a read as a GET with its fields in the query and no body or Content-Type', async () => {
+    const backend = createHttpBackend({ baseUrl, token: TOKEN, timeoutMs: 2000 });
+    await backend.call('GetPosition', { account: 'ok', instrument: 'ES 09-25' }).catch(() => undefined);
+    await backend.call('GetOrders', { account: 'ok', activeOnly: true }).catch(() => undefined);
+    await backend.close();
+    expect(seen).toEqual([
+      { method: 'GET', url: '/v1/api/accounts/ok/position?instrument=ES%2009-25', auth: `Bearer ${TOKEN}`, type: undefined, body: '' },
+      { method: 'GET', url: '/v1/api/accounts/ok/orders?activeOnly=true', auth: `Bearer ${TOKEN}`, type: undefined, body: '' },
+    ]);
+  });
+
+  it('sends Cancel with the documented empty body {}', async () => {
+    const backend = createHttpBackend({ baseUrl, token: TOKEN, timeoutMs: 2000 });
+    await backend.call('Cancel', { account: 'ok', orderId: 'a'.repeat(32) });
+    await backend.close();
+    expect(seen[0]).toMatchObject({ method: 'POST', url: `/v1/api/accounts/ok/orders/${'a'.repeat(32)}/cancel`, body: '{}' });
   });
 
   it.each([
@@ -112,15 +141,15 @@ describe('http backend', () => {
     ['unauthorized', ConfigError, 3, 'The service refused the token (401: Unauthorized).'],
     ['forbidden', ConfigError, 3, 'The service refused the token (403: Forbidden).'],
     ['limited', RateLimitedError, 5, `Rate limited by http (${'127.0.0.1'}`],
-    ['platform', NetworkError, 4, 'Outcome unknown — the order may have been placed (the trading platform did not answer in time'],
+    ['platform', NetworkError, 4, 'The trading platform is not connected (408: Request timed out); nothing is known to have been placed'],
     ['broken', NetworkError, 4, 'failed with HTTP 500: Internal Server Error'],
     ['html', NetworkError, 4, "HTTP 502: HTTP 502 with a body that is not the service's error shape"],
-    ['html200', NetworkError, 4, 'answered 200 with a body that is not {orderId, success:true}'],
-    ['wrongshape', NetworkError, 4, 'answered 200 with a body that is not {orderId, success:true}'],
-    ['wrongtype', NetworkError, 4, 'answered 200 with a body that is not {orderId, success:true}'],
-    ['notsuccess', NetworkError, 4, 'answered 200 with a body that is not {orderId, success:true}'],
-    ['escapedid', NetworkError, 4, 'answered 200 with a body that is not {orderId, success:true}'],
-    ['longid', NetworkError, 4, 'answered 200 with a body that is not {orderId, success:true}'],
+    ['html200', NetworkError, 4, "answered 200 with a body that is not PlaceOrder's reply"],
+    ['wrongshape', NetworkError, 4, "answered 200 with a body that is not PlaceOrder's reply"],
+    ['wrongtype', NetworkError, 4, "answered 200 with a body that is not PlaceOrder's reply"],
+    ['notsuccess', RejectedError, 1, 'the service reported a failure'],
+    ['escapedid', NetworkError, 4, "answered 200 with a body that is not PlaceOrder's reply"],
+    ['longid', NetworkError, 4, "answered 200 with a body that is not PlaceOrder's reply"],
   ])('maps %s to %s (exit %i) with a clear message', async (account, type, exitCode, message) => {
     const error = (await attempt(account)) as InstanceType<typeof type>;
     expect(error).toBeInstanceOf(type);
@@ -133,7 +162,7 @@ describe('http backend', () => {
   it('says when to retry after a 429', async () => {
     const error = (await attempt('limited')) as RateLimitedError;
     expect(error.retryAfterSeconds).toBe(7);
-    expect(error.message).toContain('Nothing was placed; retry after 7 s.');
+    expect(error.message).toContain('Nothing was executed; retry after 7 s.');
   });
 
   it('a hang after the request is outcome unknown, and the order was sent exactly once', async () => {
@@ -161,7 +190,7 @@ describe('http backend', () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise((r) => closed.close(r));
     const backend = createHttpBackend({ baseUrl: `http://127.0.0.1:${port}`, token: TOKEN, timeoutMs: 1000 });
-    const error = (await backend.placeOrder(order('ok')).catch((e) => e)) as NetworkError;
+    const error = (await backend.call('PlaceOrder', order('ok')).catch((e) => e)) as NetworkError;
     await backend.close();
     expect(error).toBeInstanceOf(NetworkError);
     expect(error.outcomeUnknown).toBe(false);

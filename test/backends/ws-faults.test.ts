@@ -1,10 +1,13 @@
-/** The ws backend against a real local WebSocket server made to misbehave. */
+/**
+ * The ws backend against a real local WebSocket server that answers as service-reference.md §5.3
+ * shows (`{id, data}`, no status), and then made to misbehave.
+ */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { createWsBackend } from '../../src/backends/ws.js';
-import { ConfigError, NetworkError, RejectedError } from '../../src/order/errors.js';
+import { ConfigError, NetworkError, RateLimitedError, RejectedError } from '../../src/order/errors.js';
 import { parseOrder } from '../../src/order/schema.js';
 
 const TOKEN = 'tok-0123456789-abcdefghij';
@@ -33,26 +36,47 @@ beforeAll(async () => {
         switch (msg.args.account) {
           case 'ok':
             // Replies out of order: a later request answered first must still match by id.
-            setTimeout(() => reply({ id: msg.id, status: 200, data: { orderId: `${msg.id}`.padStart(32, '0'), success: true } }), Number(msg.id) % 2 ? 20 : 0);
+            setTimeout(() => reply({ id: msg.id, data: { orderId: `${msg.id}`.padStart(32, '0'), success: true } }), Number(msg.id) % 2 ? 20 : 0);
             break;
           case 'rejected':
-            reply({ id: msg.id, status: 400, data: { error: 'Invalid request: action: bad' } });
+            reply({ id: msg.id, data: { error: 'Invalid request' } });
+            break;
+          case 'noposition':
+            reply({ id: msg.id, data: { error: "No position found for instrument 'ES 09-25' in account 'noposition'" } });
+            break;
+          case 'ratelimited':
+            reply({ id: msg.id, data: { error: 'Rate limit exceeded' } });
+            break;
+          case 'ghost':
+            reply({ id: msg.id, data: { success: false, error: 'invalid_account', detail: 'Account ghost not found' } });
+            break;
+          case 'enveloped':
+            reply({ id: msg.id, data: { success: true, data: { orderId: 'e'.repeat(32) } } });
+            break;
+          case 'withstatus':
+            // A server that adds a status: used when there, never required.
+            reply({ id: msg.id, status: 408, data: { success: false, error: 'NinjaTrader is not connected' } });
+            break;
+          case 'event':
+            // An event (it has a type and no id) answers nothing; the reply follows it.
+            reply({ type: 'marketData', quotes: [] });
+            reply({ id: msg.id, data: { orderId: 'f'.repeat(32), success: true } });
             break;
           case 'garbage':
             ws.send('<<not json>>');
             break;
           case 'wrongid':
-            reply({ id: 'someone-else', status: 200, data: { orderId: 'x', success: true } });
+            reply({ id: 'someone-else', data: { orderId: 'x', success: true } });
             break;
-          case 'nostatus':
+          case 'nodata':
             reply({ id: msg.id, result: { orderId: 'x' } });
             break;
           case 'wrongshape':
-            reply({ id: msg.id, status: 200, data: { id: 1 } });
+            reply({ id: msg.id, data: { id: 1 } });
             break;
           case 'closeframe':
             // A close frame, then the connection left open: the client stays 'closing' for a while.
-            reply({ id: msg.id, status: 200, data: { orderId: 'c'.repeat(32), success: true } });
+            reply({ id: msg.id, data: { orderId: 'c'.repeat(32), success: true } });
             {
               const socket = (ws as unknown as { _socket: Socket })._socket;
               socket.write(Buffer.from([0x88, 0x00]));
@@ -85,34 +109,70 @@ beforeEach(() => {
 const order = (account: string, action = 'Buy') =>
   parseOrder({ account, instrument: 'ES 09-25', action, quantity: 1, orderType: 'MARKET', timeInForce: 'DAY' });
 
+type Ws = ReturnType<typeof createWsBackend>;
+const place = (backend: Ws, account: string) => backend.call('PlaceOrder', order(account));
+
 describe('ws backend', () => {
-  it('sends {action:"rpc", id, api, args} and matches pipelined replies by id', async () => {
+  it('sends {action:"rpc", id, api, args} in NinjaTrader spelling and matches pipelined {id, data} replies by id', async () => {
     const backend = createWsBackend({ wsUrl: url, token: TOKEN, timeoutMs: 2000 });
-    const results = await Promise.all([1, 2, 3, 4].map(() => backend.placeOrder(order('ok'))));
-    const reversed = await backend.reversePosition(order('ok'));
+    const results = await Promise.all([1, 2, 3, 4].map(() => place(backend, 'ok')));
+    const reversed = await backend.call('ReversePosition', order('ok'));
     await backend.close();
-    expect(results.map((r) => r.orderId)).toEqual(['1', '2', '3', '4'].map((id) => id.padStart(32, '0')));
-    expect(reversed.orderId).toBe('5'.padStart(32, '0'));
+    expect(results.map((r) => r.value.orderId)).toEqual(['1', '2', '3', '4'].map((id) => id.padStart(32, '0')));
+    expect(results[0]!.body).toEqual({ orderId: '1'.padStart(32, '0'), success: true });
+    expect(reversed.value.orderId).toBe('5'.padStart(32, '0'));
     expect(received[0]).toEqual({
       action: 'rpc',
       id: '1',
       api: 'PlaceOrder',
-      args: { account: 'ok', instrument: 'ES 09-25', action: 'BUY', quantity: 1, orderType: 'MARKET', timeInForce: 'DAY' },
+      args: { account: 'ok', instrument: 'ES 09-25', action: 'Buy', quantity: 1, orderType: 'Market', timeInForce: 'Day' },
     });
     expect(received[4]).toMatchObject({ api: 'ReversePosition' });
   });
 
-  it('maps a 400 reply to a rejection with the service message', async () => {
+  it.each([
+    ['rejected', RejectedError, 1, 'Invalid request'],
+    ['noposition', RejectedError, 1, "No position found for instrument 'ES 09-25' in account 'noposition'"],
+    ['ghost', RejectedError, 1, 'Account ghost not found'],
+    ['ratelimited', RateLimitedError, 5, 'Nothing was executed'],
+  ])('a documented failure in data (%s) is read as such, never as outcome unknown', async (account, type, exitCode, message) => {
     const backend = createWsBackend({ wsUrl: url, token: TOKEN, timeoutMs: 2000 });
-    const error = await backend.placeOrder(order('rejected')).catch((e) => e);
+    const error = await place(backend, account).catch((e) => e);
     await backend.close();
-    expect(error).toBeInstanceOf(RejectedError);
-    expect(error.message).toBe('Invalid request: action: bad');
+    expect(error).toBeInstanceOf(type);
+    expect(error.exitCode).toBe(exitCode);
+    expect(error.message).toContain(message);
+    expect(received).toHaveLength(1);
+  });
+
+  it('keeps a failure body whole for --json', async () => {
+    const backend = createWsBackend({ wsUrl: url, token: TOKEN, timeoutMs: 2000 });
+    const error = await place(backend, 'ghost').catch((e) => e);
+    await backend.close();
+    expect(error.body).toEqual({ success: false, error: 'invalid_account', detail: 'Account ghost not found' });
+  });
+
+  it('reads a reply inside a {success, data} envelope, and skips an event before its reply', async () => {
+    const backend = createWsBackend({ wsUrl: url, token: TOKEN, timeoutMs: 2000 });
+    expect((await place(backend, 'enveloped')).value.orderId).toBe('e'.repeat(32));
+    expect((await place(backend, 'event')).value.orderId).toBe('f'.repeat(32));
+    await backend.close();
+  });
+
+  it('uses a status a server adds: 408 is "not connected", outcome unknown for an order', async () => {
+    const backend = createWsBackend({ wsUrl: url, token: TOKEN, timeoutMs: 2000 });
+    const error = await place(backend, 'withstatus').catch((e) => e);
+    await backend.close();
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error.outcomeUnknown).toBe(true);
+    expect(error.message).toBe(
+      'The trading platform is not connected (408: NinjaTrader is not connected); nothing is known to have been placed — check with `trade orders`.',
+    );
   });
 
   it('refuses a bad token at the upgrade with an auth error (exit 3)', async () => {
     const backend = createWsBackend({ wsUrl: url, token: 'wrong-token-xxxxxxxx', timeoutMs: 2000 });
-    const error = await backend.placeOrder(order('ok')).catch((e) => e);
+    const error = await place(backend, 'ok').catch((e) => e);
     await backend.close();
     expect(error).toBeInstanceOf(ConfigError);
     expect(error.exitCode).toBe(3);
@@ -123,13 +183,13 @@ describe('ws backend', () => {
   it.each([
     ['garbage', 'no reply from 127.0.0.1'],
     ['wrongid', 'within 0.3 s; it sent a reply to id "someone-else", which no request here has'],
-    ['nostatus', 'answered with a message that is not {id, status, data}'],
-    ['wrongshape', 'answered 200 with a body that is not {orderId, success:true}'],
+    ['nodata', "answered 200 with a body that is not PlaceOrder's reply"],
+    ['wrongshape', "answered 200 with a body that is not PlaceOrder's reply"],
     ['close', 'closed before the reply'],
     ['kill', 'closed before the reply'],
   ])('%s: the request is outcome unknown and was sent exactly once', async (account, why) => {
     const backend = createWsBackend({ wsUrl: url, token: TOKEN, timeoutMs: 300 });
-    const error = await backend.placeOrder(order(account)).catch((e) => e);
+    const error = await place(backend, account).catch((e) => e);
     await backend.close();
     expect(error).toBeInstanceOf(NetworkError);
     expect(error.outcomeUnknown).toBe(true);
@@ -141,9 +201,9 @@ describe('ws backend', () => {
 
   it('rejects every pending request when the socket closes', async () => {
     const backend = createWsBackend({ wsUrl: url, token: TOKEN, timeoutMs: 5000 });
-    const slow = backend.placeOrder(order('wrongid')).catch((e) => e);
+    const slow = place(backend, 'wrongid').catch((e) => e);
     await new Promise((r) => setTimeout(r, 50));
-    const closing = backend.placeOrder(order('kill')).catch((e) => e);
+    const closing = place(backend, 'kill').catch((e) => e);
     const [a, b] = await Promise.all([slow, closing]);
     await backend.close();
     for (const e of [a, b]) expect(e).toMatchObject({ outcomeUnknown: true });
@@ -151,7 +211,7 @@ describe('ws backend', () => {
 
   it('an upgrade answered with a 404 page is "nothing was sent", with what to check', async () => {
     const backend = createWsBackend({ wsUrl: url.replace('/ws/stream', '/notfound'), token: TOKEN, timeoutMs: 2000 });
-    const error = await backend.placeOrder(order('ok')).catch((e) => e);
+    const error = await place(backend, 'ok').catch((e) => e);
     await backend.close();
     expect(error).toBeInstanceOf(NetworkError);
     expect(error.outcomeUnknown).toBe(false);
@@ -162,9 +222,9 @@ describe('ws backend', () => {
 
   it('a request after the server\'s close frame is "nothing was sent", not outcome unknown', async () => {
     const backend = createWsBackend({ wsUrl: url, token: TOKEN, timeoutMs: 2000 });
-    expect(await backend.placeOrder(order('closeframe'))).toEqual({ orderId: 'c'.repeat(32), success: true });
+    expect((await place(backend, 'closeframe')).body).toEqual({ orderId: 'c'.repeat(32), success: true });
     await new Promise((r) => setTimeout(r, 50));
-    const error = await backend.placeOrder(order('ok')).catch((e) => e);
+    const error = await place(backend, 'ok').catch((e) => e);
     await backend.close();
     expect(error).toBeInstanceOf(NetworkError);
     expect(error.outcomeUnknown).toBe(false);
@@ -174,7 +234,7 @@ describe('ws backend', () => {
 
   it('a refused connection is "nothing was sent"', async () => {
     const backend = createWsBackend({ wsUrl: 'ws://127.0.0.1:1/ws/stream', token: TOKEN, timeoutMs: 1000 });
-    const error = await backend.placeOrder(order('ok')).catch((e) => e);
+    const error = await place(backend, 'ok').catch((e) => e);
     await backend.close();
     expect(error).toBeInstanceOf(NetworkError);
     expect(error.outcomeUnknown).toBe(false);

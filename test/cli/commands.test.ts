@@ -91,12 +91,12 @@ describe('trade place', () => {
 
   it('puts {error} on stdout with --json when rejected', async () => {
     const result = await cli(['place', ...orderArgs({ '--account': 'Ghost' }), '--json']);
-    expect(result).toEqual({ code: 1, stdout: `{"error":"Account 'Ghost' not found"}\n`, stderr: '' });
+    expect(result).toEqual({ code: 1, stdout: '{"success":false,"error":"invalid_account","detail":"Account Ghost not found"}\n', stderr: '' });
   });
 
   it('rejects an unknown account with exit 1', async () => {
     const result = await cli(['place', ...orderArgs({ '--account': 'Ghost' })]);
-    expect(result).toEqual({ code: 1, stdout: '', stderr: "Error: Account 'Ghost' not found\n" });
+    expect(result).toEqual({ code: 1, stdout: '', stderr: 'Error: Account Ghost not found\n' });
   });
 });
 
@@ -116,8 +116,14 @@ describe('trade reverse', () => {
     ]);
     const positions = await cli(['positions', '--json']);
     expect(JSON.parse(positions.stdout)).toEqual({
+      positions: [
+        {
+          type: 'NinjaTrader.Cbi.Position', account: 'Sim101', instrument: 'ES 09-25', instrumentType: 'Future', marketPosition: 'Short',
+          quantity: 1, averagePrice: 0, marketPrice: 0, unrealizedProfitLoss: 0, tag: null,
+        },
+      ],
+      count: 1,
       success: true,
-      positions: [{ account: 'Sim101', instrument: 'ES 09-25', quantity: -1, avgPrice: null, realizedPnl: null }],
     });
   });
 
@@ -151,27 +157,30 @@ describe('trade positions, orders and accounts', () => {
     const positions = await cli(['positions']);
     expect(positions.stdout).toBe(
       [
-        'ACCOUNT  INSTRUMENT  QTY  AVG PRICE  REALIZED P&L',
-        'Sim101   ES 09-25    +2   —          0',
-        'Sim102   ES 09-25    -1   —          0',
+        'ACCOUNT  INSTRUMENT  POSITION  QTY  AVG PRICE  MARKET  UNREALIZED P&L',
+        'Sim101   ES 09-25    Long      2    —          —       —',
+        'Sim102   ES 09-25    Short     1    —          —       —',
         '',
       ].join('\n'),
     );
+    expect((await cli(['positions', '--account', 'sim102'])).stdout.split('\n')).toHaveLength(3);
     expect(positions.stderr).toContain('backend: embedded');
     const orders = await cli(['orders', '--account', 'SIM102']);
     expect(orders.stdout.split('\n')).toHaveLength(3);
     expect(orders.stdout).toContain('00000000000000000000000000000002  Sim102   ES 09-25    SELL    1    MARKET');
-    const json = JSON.parse((await cli(['orders', '--json'])).stdout);
-    expect(json.orders.map((o: { account: string }) => o.account)).toEqual(['Sim101', 'Sim102']);
+    const json = JSON.parse((await cli(['orders', '--account', 'Sim101', '--json'])).stdout);
+    expect(json).toMatchObject({ count: 1, success: true, orders: [{ account: 'Sim101', orderAction: 'Buy', quantity: 2, orderState: 'Filled' }] });
+    expect(await cli(['orders'])).toMatchObject({ code: 2, stderr: expect.stringContaining('Listing orders needs an account: pass --account') });
   });
 
   it('says when there is nothing to list', async () => {
     expect((await cli(['positions'])).stdout).toBe('No open positions.\n');
-    expect((await cli(['orders'])).stdout).toBe('No orders.\n');
+    expect((await cli(['orders', '--account', 'Sim101'])).stdout).toBe('No orders.\n');
   });
 
   it('rejects a filter for an unknown account', async () => {
-    expect(await cli(['orders', '--account', 'Ghost'])).toMatchObject({ code: 1, stderr: "Error: Account 'Ghost' not found\n" });
+    expect(await cli(['orders', '--account', 'Ghost'])).toMatchObject({ code: 1, stderr: 'Error: Account Ghost not found\n' });
+    expect(await cli(['positions', '--account', 'Ghost'])).toMatchObject({ code: 1, stderr: 'Error: Account Ghost not found\n' });
   });
 
   it('adds and lists accounts, refusing duplicates and bad names', async () => {

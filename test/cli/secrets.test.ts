@@ -141,7 +141,11 @@ describe('the token in errors the remote backends throw', () => {
     ]);
     const errors = await Promise.all(
       backends.flatMap((backend) =>
-        [() => backend.placeOrder(order), () => backend.listPositions(), () => backend.cancelOrder('Sim101', 'f'.repeat(32))].map((call) =>
+        [
+          () => backend.call('PlaceOrder', order),
+          () => backend.call('GetAllPositions', {}),
+          () => backend.call('Cancel', { account: 'Sim101', orderId: 'f'.repeat(32) }),
+        ].map((call) =>
           call().then(
             () => new Error(`${backend.label} answered`),
             (error: unknown) => ({ backend: backend.label, error }),

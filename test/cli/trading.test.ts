@@ -63,17 +63,26 @@ describe('scenario: an ATM bracket through the CLI', () => {
       ].join('\n'),
     });
 
-    const orders = (await json(['orders'])).orders as Array<{ id: string; state: string }>;
-    expect(orders.map((o) => [o.id, o.state])).toEqual([
-      [id(1), 'FILLED'],
-      [id(2), 'CANCELLED'],
-      [id(3), 'FILLED'],
+    const orders = (await json(['orders', '--account', 'Sim101'])).orders as Array<Record<string, unknown>>;
+    expect(orders.map((o) => [o.orderId, o.name, o.orderState, o.ownerStrategy])).toEqual([
+      [id(1), 'Entry', 'Filled', { id: id(1), name: 'Scalp', displayName: 'Scalp' }],
+      [id(2), 'Stop1', 'Cancelled', { id: id(1), name: 'Scalp', displayName: 'Scalp' }],
+      [id(3), 'Target1', 'Filled', { id: id(1), name: 'Scalp', displayName: 'Scalp' }],
     ]);
+    expect(orders[1]).toMatchObject({ oco: `ATM-${id(1)}`, ocoId: `ATM-${id(1)}`, orderType: 'StopMarket', stopPrice: 4498 });
     expect((await cli(['positions'])).stdout).toBe('No open positions.\n');
     expect(await json(['positions', '--all'])).toEqual({
+      positions: [
+        {
+          type: 'NinjaTrader.Cbi.Position', account: 'Sim101', instrument: 'ES 09-25', instrumentType: 'Future', marketPosition: 'Flat',
+          quantity: 0, averagePrice: 0, marketPrice: 4505, unrealizedProfitLoss: 0, tag: null,
+        },
+      ],
+      count: 1,
       success: true,
-      positions: [{ account: 'Sim101', instrument: 'ES 09-25', quantity: 0, avgPrice: null, realizedPnl: 8 }],
     });
+    // The target's 4 points on 2 contracts, kept by the engine (P&L in points × contracts).
+    expect(storeRows('SELECT realized_pnl FROM positions')).toEqual([{ realized_pnl: 8 }]);
   });
 });
 
@@ -222,13 +231,19 @@ describe('trade close', () => {
       `  closed     SELL 3 MARKET, filled 3 @ 4502 (order ${id(3)})`,
       '  cancelled  1 working order',
     ]);
-    expect(await json(['positions', '--all'])).toMatchObject({ positions: [{ quantity: 0, realizedPnl: 6 }] });
+    expect(await json(['positions', '--all'])).toMatchObject({ positions: [{ marketPosition: 'Flat', quantity: 0 }] });
+    expect(storeRows('SELECT realized_pnl FROM positions')).toEqual([{ realized_pnl: 6 }]);
   });
 
   it('prints {closedPositions, success} with --json', async () => {
     await cli(['place', ...orderArgs({ '--action': 'SELL', '--quantity': '2' })]);
     expect(await json(['close', '--account', 'Sim101', '--instrument', 'ES 09-25'])).toEqual({
-      closedPositions: [{ account: 'Sim101', instrument: 'ES 09-25', marketPosition: 'Short', quantity: 2, averagePrice: null }],
+      closedPositions: [
+        {
+          type: 'NinjaTrader.Cbi.Position', account: 'Sim101', instrument: 'ES 09-25', instrumentType: 'Future', marketPosition: 'Short',
+          quantity: 2, averagePrice: 0, marketPrice: 0, unrealizedProfitLoss: 0, tag: null,
+        },
+      ],
       success: true,
     });
   });
@@ -241,8 +256,8 @@ describe('trade close', () => {
 
   it('names missing flags and bad values, exit 2, before opening the store', async () => {
     expect(await cli(['close'])).toMatchObject({ code: 2, stderr: expect.stringContaining('Missing required flags: --account, --instrument') });
-    expect(await cli(['close', '--account', 'Sim101', '--instrument', 'ES'])).toMatchObject({
-      code: 2, stderr: expect.stringContaining("Invalid request: instrument: must be <SYMBOL> <MM-YY> (e.g. 'ES 09-25'), got 'ES'"),
+    expect(await cli(['close', '--account', 'Sim101', '--instrument', 'ES2!'])).toMatchObject({
+      code: 2, stderr: expect.stringContaining("Invalid request: instrument: 'ES2!' is not supported; only the front month (ES1!) is"),
     });
     expect(existsSync(join(env.TRADE_HOME!, 'trade.db'))).toBe(false);
   });
@@ -253,8 +268,17 @@ describe('DAY expiry through the CLI', () => {
     await cli(['place', ...orderArgs({ '--order-type': 'LIMIT', '--limit-price': '4400' })]);
     await cli(['place', ...orderArgs({ '--order-type': 'LIMIT', '--limit-price': '4400', '--tif': 'GTC' })]);
     now = new Date('2025-09-03T13:30:00Z');
-    const orders = (await json(['orders'])).orders as Array<{ state: string }>;
-    expect(orders.map((o) => o.state)).toEqual(['EXPIRED', 'WORKING']);
+    // The DAY order was cancelled at yesterday's session end, before today's trading day began:
+    // GetOrders lists the active orders and today's (§3.9).
+    const orders = (await json(['orders', '--account', 'Sim101'])).orders as Array<{ orderState: string; timeInForce: string }>;
+    expect(orders.map((o) => [o.timeInForce, o.orderState])).toEqual([['Gtc', 'Working']]);
+    expect(storeRows('SELECT time_in_force, state FROM orders ORDER BY seq')).toEqual([
+      { time_in_force: 'DAY', state: 'EXPIRED' },
+      { time_in_force: 'GTC', state: 'WORKING' },
+    ]);
+    now = new Date('2025-09-02T22:30:00Z');
+    const sameEvening = (await json(['orders', '--account', 'Sim101', '--active'])).orders as Array<{ orderState: string }>;
+    expect(sameEvening.map((o) => o.orderState)).toEqual(['Working']);
   });
 });
 

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 /**
  * Hostile inputs for the fuzz tests of the schema and of `trade serve`: values of every JSON type
  * and a few that JSON does not have, numbers at the edges, long and odd unicode strings, keys that
@@ -237,3 +238,23 @@ export function assertNoPollution(): void {
 }
 
 const OBJECT_PROTOTYPE_KEYS = Object.getOwnPropertyNames(Object.prototype).sort().join(',');
+
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u;
+
+/**
+ * A refusal's body, in one of the service's error forms (service-reference.md §6.1): `{error}`,
+ * `{success: false, error, detail}`, or the 404's `{..., did_you_mean}`; every text one printable line.
+ */
+export function assertErrorBody(parsed: Record<string, unknown>, context: string): void {
+  const keys = Object.keys(parsed);
+  const forms = [['error'], ['success', 'error', 'detail'], ['success', 'error', 'detail', 'did_you_mean']];
+  assert.ok(forms.some((form) => JSON.stringify(form) === JSON.stringify(keys)), `${context}: a body of the keys ${keys.join(', ')}`);
+  assert.equal(typeof parsed.error, 'string');
+  if (keys.length > 1) {
+    assert.equal(parsed.success, false);
+    assert.equal(typeof parsed.detail, 'string');
+  }
+  for (const text of [parsed.error, parsed.detail, ...((parsed.did_you_mean as unknown[] | undefined) ?? [])]) {
+    if (text !== undefined) assert.doesNotMatch(String(text), UNPRINTABLE, `${context}: a message that is not one printable line`);
+  }
+}

@@ -113,10 +113,11 @@ function wsWriter(serve: ServeProcess, first: number, stop: () => boolean, tally
     };
     socket.on('open', send);
     socket.on('message', async (raw) => {
-      const reply = JSON.parse(raw.toString()) as { id: string; status: number; data: { orderId?: string } };
+      const reply = JSON.parse(raw.toString()) as { id: string; data: { orderId?: string; success?: boolean } };
       const w = sent.get(reply.id)!;
-      if (reply.status === 200) tally.acked.push({ id: reply.data.orderId!, api: w.api });
-      else tally.errors.push(`ws ${JSON.stringify(w)}: ${reply.status} ${JSON.stringify(reply.data)}`);
+      // The reply is {id, data}: success is read from data (§5.3).
+      if (reply.data.success === true) tally.acked.push({ id: reply.data.orderId!, api: w.api });
+      else tally.errors.push(`ws ${JSON.stringify(w)}: ${JSON.stringify(reply.data)}`);
       await pause(5);
       if (stop()) socket.close();
       else send();

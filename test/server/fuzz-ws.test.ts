@@ -1,11 +1,14 @@
 /**
  * Fuzzing `trade serve` over WebSocket: random frames on one connection (text that is not JSON,
- * binary bytes, JSON of any shape, RPCs that are nearly right, messages over the size limit) and
- * random upgrade requests on fresh sockets. Properties: every message but a ping gets exactly one
- * reply, with the id it carried when it had a usable one; no reply is a 5xx and every refusal
- * carries `{error}`; the connection stays open; a refused RPC leaves the store as it was; log
- * lines stay clean; nothing reaches Object.prototype; and pings and HTTP are answered after each
- * batch. A refused upgrade is a 4xx with `{error}`. Seeded, so a failure replays.
+ * binary bytes, JSON of any shape, RPCs that are nearly right) and random upgrade requests on
+ * fresh sockets. Properties (service-reference.md §5): every `rpc` gets exactly one reply,
+ * exactly `{id, data}`, with the id it carried when it had a usable one (else null); malformed
+ * input (not JSON, not an object, another action, a binary frame) gets none; a ping gets a pong;
+ * no reply is an internal error and every refusal is `{error}` (or the invalid_account body); the
+ * connection stays open; a refused RPC leaves the store as it was; log lines stay clean; nothing
+ * reaches Object.prototype; HTTP is answered after each batch. A refused upgrade is a 4xx with
+ * `{error}`. Frames over the size limit close the connection: their own test, below. Seeded, so
+ * a failure replays.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -13,8 +16,9 @@ import { connect as connectTcp } from 'node:net';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPERATION_NAMES, OPERATIONS } from '../../src/service/operations.js';
 import { BODY_LIMIT } from '../../src/server/limits.js';
-import { assertNoPollution, hostileKey, hostileString, hostileValue, orderLike, pollutionAttempt, toJson } from '../helpers/fuzz.js';
+import { assertErrorBody, assertNoPollution, hostileKey, hostileString, hostileValue, orderLike, pollutionAttempt, toJson } from '../helpers/fuzz.js';
 import { AUTH, connect, startServer, TOKEN, type Harness, type RpcClient } from './harness.js';
 
 const SEED = 20250911;
@@ -26,12 +30,14 @@ const UNSHOWABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u;
 let server: Harness;
 let client: RpcClient;
 let reader: Database.Database;
+let closeInfo: unknown;
 /** Bumped by SQLite whenever another connection commits a change: did this message write anything. */
 const storeVersion = () => reader.pragma('data_version', { simple: true }) as number;
 
 beforeAll(async () => {
   server = await startServer();
   client = await connect(server.wsUrl);
+  void client.closed.then((info) => (closeInfo = info));
   reader = new Database(server.engine.file, { readonly: true });
 });
 afterAll(async () => {
@@ -40,8 +46,8 @@ afterAll(async () => {
   await server.close();
 });
 
-const APIS = ['PlaceOrder', 'ReversePosition', 'Cancel', 'ClosePosition', 'GetOrders', 'GetPositions', 'GetPosition'];
-const WRITES = new Set(['PlaceOrder', 'ReversePosition', 'Cancel', 'ClosePosition']);
+const APIS = OPERATION_NAMES.flatMap((name) => OPERATIONS[name].ws);
+const WRITES = new Set(OPERATION_NAMES.filter((name) => OPERATIONS[name].movesMoney).flatMap((name) => OPERATIONS[name].ws));
 
 let nextId = 0;
 const freshId = fc.constant(null).map(() => `r${nextId++}`);
@@ -81,6 +87,7 @@ interface Frame {
   binary: boolean;
 }
 
+/** Frames up to the size limit: a larger one closes the connection (§5.1), which has its own test below. */
 const frame: fc.Arbitrary<Frame> = fc.oneof(
   { weight: 12, arbitrary: rpc.map((m) => ({ data: toJson(m) ?? '{}', binary: false })) },
   { weight: 1, arbitrary: rpc.map((m) => ({ data: Buffer.from(toJson(m) ?? '{}'), binary: true })) },
@@ -97,64 +104,68 @@ const frame: fc.Arbitrary<Frame> = fc.oneof(
   },
   {
     weight: 1,
-    arbitrary: fc.tuple(freshId, fc.integer({ min: BODY_LIMIT - 100, max: 4 * BODY_LIMIT })).map(([id, size]) => ({
+    arbitrary: fc.tuple(freshId, fc.integer({ min: BODY_LIMIT - 200, max: BODY_LIMIT - 100 })).map(([id, size]) => ({
       data: JSON.stringify({ action: 'rpc', id, api: 'PlaceOrder', args: { strategy: 'x'.repeat(size) } }),
       binary: false,
     })),
   },
-);
+).filter((f) => Buffer.byteLength(f.data) <= BODY_LIMIT);
 
-/** What the server must answer, worked out from the frame the way a client reads the contract. */
-function expected(f: Frame): { pong: true } | { pong: false; id: unknown; api?: string } {
-  const bytes = typeof f.data === 'string' ? Buffer.from(f.data) : f.data;
-  if (bytes.length > BODY_LIMIT) return { pong: false, id: null };
+type Expected = { kind: 'none' } | { kind: 'pong' } | { kind: 'reply'; id: unknown; api?: string };
+
+/** What the server must answer, worked out from the frame the way a client reads the contract (§5.2–5.4). */
+function expected(f: Frame): Expected {
+  if (f.binary) return { kind: 'none' };
   let message: unknown;
   try {
-    message = JSON.parse(bytes.toString('utf8'));
+    message = JSON.parse(typeof f.data === 'string' ? f.data : f.data.toString('utf8'));
   } catch {
-    return { pong: false, id: null };
+    return { kind: 'none' };
   }
-  if (message === null || typeof message !== 'object' || Array.isArray(message)) return { pong: false, id: null };
+  if (message === null || typeof message !== 'object' || Array.isArray(message)) return { kind: 'none' };
   const { action, id, api } = message as Record<string, unknown>;
-  if (action === 'ping') return { pong: true };
+  if (action === 'ping') return { kind: 'pong' };
+  if (action !== 'rpc') return { kind: 'none' };
   const usable = typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id));
-  return { pong: false, id: usable ? id : null, api: typeof api === 'string' ? api : undefined };
+  return { kind: 'reply', id: usable ? id : null, api: typeof api === 'string' ? api : undefined };
 }
 
-function checkReply(f: Frame, reply: unknown): { status: number; api?: string } | undefined {
+type Outcome = 'ok' | 'refused' | 'unknown-api' | 'invalid-account';
+
+/** Checks the messages one frame (followed by a ping) brought; returns how its RPC was answered. */
+function checkAnswer(f: Frame, messages: unknown[]): { outcome: Outcome; api?: string } | undefined {
   const want = expected(f);
-  if (want.pong) {
-    assert.deepEqual(reply, { type: 'pong' });
-    return undefined;
+  assert.deepEqual(messages.at(-1), { type: 'pong' }, 'the ping after each frame is answered last');
+  const answers = messages.slice(0, -1);
+  if (want.kind === 'none') return void assert.deepEqual(answers, [], 'malformed input gets no reply');
+  if (want.kind === 'pong') return void assert.deepEqual(answers, [{ type: 'pong' }]);
+  assert.equal(answers.length, 1, 'exactly one reply to an rpc');
+  const reply = answers[0] as { id: unknown; data: Record<string, unknown> };
+  assert.deepEqual(Object.keys(reply), ['id', 'data'], 'a reply is exactly {id, data}');
+  assert.equal(reply.id, want.id, 'the reply carries the id the message had');
+  const { data } = reply;
+  assert.notEqual(data.error, 'internal_error', `an internal error: ${JSON.stringify(data).slice(0, 200)}`);
+  if (data.success === true) return { outcome: 'ok', api: want.api };
+  if (data.error === 'invalid_account') {
+    assert.deepEqual(Object.keys(data), ['success', 'error', 'detail']);
+    return { outcome: 'invalid-account' };
   }
-  const { id, status, data } = reply as { id: unknown; status: number; data: Record<string, unknown> };
-  assert.deepEqual(Object.keys(reply as object).sort(), ['data', 'id', 'status']);
-  assert.equal(id, want.id, 'the reply carries the id the message had');
-  assert.ok(Number.isInteger(status) && status < 500, `status ${status}: ${JSON.stringify(data).slice(0, 200)}`);
-  if (status >= 400) {
-    assert.deepEqual(Object.keys(data), ['error'], `a ${status} reply's data is exactly {error}`);
-    assert.equal(typeof data.error, 'string');
-    assert.doesNotMatch(data.error as string, UNSHOWABLE, 'the message is one printable line');
-  } else {
-    assert.equal(status, 200);
-    assert.equal(data.success, true);
-  }
-  return { status, api: want.api };
+  assert.deepEqual(Object.keys(data), ['error'], "a refusal's data is exactly {error}");
+  assert.equal(typeof data.error, 'string');
+  assert.doesNotMatch(data.error as string, UNSHOWABLE, 'the message is one printable line');
+  return { outcome: /^Unknown API command/.test(data.error as string) ? 'unknown-api' : 'refused' };
 }
 
 async function healthy(): Promise<void> {
-  const seen = client.messages.length;
-  client.send({ action: 'ping' });
-  assert.deepEqual((await client.waitFor(seen + 1))[seen], { type: 'pong' });
-  const reply = await client.call(`health-${seen}`, 'GetPositions', {});
-  assert.equal(reply.status, 200);
+  const reply = await client.call(`health-${client.messages.length}`, 'GetAllPositions', {});
+  assert.equal((reply.data as { success?: boolean }).success, true);
   assert.equal((await server.get('/v1/api/positions')).status, 200, 'HTTP is answered too');
 }
 
 describe('trade serve over WebSocket, fuzzed', () => {
-  it(`answers ${FRAME_RUNS} random frames on one connection: one reply each, its id, no 5xx, {error} on refusals, the store untouched by them`, async () => {
-    const statuses = new Map<number, number>();
-    let sent = 0;
+  it(`answers ${FRAME_RUNS} random frames on one connection: one {id, data} per rpc, none for malformed input, no internal error, the store untouched by refusals`, async () => {
+    const outcomes = new Map<Outcome, number>();
+    let frames = 0;
     let writes = 0;
     let batchStart = JSON.stringify(server.snapshot());
     let batchWrote = false;
@@ -162,12 +173,23 @@ describe('trade serve over WebSocket, fuzzed', () => {
       fc.asyncProperty(frame, async (f) => {
         const version = storeVersion();
         const logged = server.logs.length;
+        const seen = client.messages.length;
         client.socket.send(f.data, { binary: f.binary });
-        const replies = await client.waitFor(++sent);
-        const checked = checkReply(f, replies[sent - 1]);
-        if (checked) statuses.set(checked.status, (statuses.get(checked.status) ?? 0) + 1);
+        client.send({ action: 'ping' });
+        // Everything up to the pong that follows: the pong that answers the frame itself, if any, is not the last.
+        for (;;) {
+          const messages = await Promise.race([
+            client.waitFor(client.messages.length + 1),
+            new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer to ${JSON.stringify(String(f.data).slice(0, 300))} binary=${f.binary}; got ${JSON.stringify(client.messages.slice(seen))} state=${client.socket.readyState} close=${JSON.stringify(closeInfo)} last=${JSON.stringify(client.messages.slice(-3))}`)), 5000)),
+          ]);
+          const fresh = messages.slice(seen);
+          const pongs = fresh.filter((m) => (m as { type?: string }).type === 'pong').length;
+          if (pongs === (expected(f).kind === 'pong' ? 2 : 1)) break;
+        }
+        const checked = checkAnswer(f, client.messages.slice(seen));
+        if (checked) outcomes.set(checked.outcome, (outcomes.get(checked.outcome) ?? 0) + 1);
         if (storeVersion() !== version) {
-          assert.ok(checked?.status === 200 && WRITES.has(checked.api ?? ''), `a ${checked?.status} reply to ${checked?.api} changed the store`);
+          assert.ok(checked?.outcome === 'ok' && WRITES.has(checked.api ?? ''), `a ${checked?.outcome} reply to ${checked?.api} changed the store`);
           batchWrote = true;
           writes++;
         }
@@ -177,9 +199,8 @@ describe('trade serve over WebSocket, fuzzed', () => {
         }
         assertNoPollution();
         assert.equal(client.socket.readyState, client.socket.OPEN, 'the connection stays open');
-        if (sent % BATCH === 0) {
+        if (++frames % BATCH === 0) {
           await healthy();
-          sent = client.messages.length;
           const snapshot = JSON.stringify(server.snapshot());
           if (!batchWrote) assert.equal(snapshot, batchStart, 'a batch of refusals and reads changed the store');
           batchStart = snapshot;
@@ -194,7 +215,7 @@ describe('trade serve over WebSocket, fuzzed', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(client.messages.length).toBe(total);
     expect(writes).toBeGreaterThan(0);
-    for (const status of [200, 400, 404, 413]) expect(statuses.get(status) ?? 0, `replies with ${status}`).toBeGreaterThan(0);
+    for (const outcome of ['ok', 'refused', 'unknown-api', 'invalid-account'] as const) expect(outcomes.get(outcome) ?? 0, `replies ${outcome}`).toBeGreaterThan(0);
     expect(server.warnings).toEqual([]);
   });
 
@@ -202,11 +223,11 @@ describe('trade serve over WebSocket, fuzzed', () => {
     const other = await connect(server.wsUrl);
     const victim = await connect(server.wsUrl);
     const before = JSON.stringify(server.snapshot());
-    victim.socket.send(JSON.stringify({ action: 'rpc', id: 'big', api: 'PlaceOrder', args: { strategy: 'x'.repeat(17 * BODY_LIMIT) } }));
+    victim.socket.send(JSON.stringify({ action: 'rpc', id: 'big', api: 'PlaceOrder', args: { strategy: 'x'.repeat(BODY_LIMIT) } }));
     expect((await victim.closed).code).toBe(1009);
     expect(victim.messages).toEqual([]);
     expect(JSON.stringify(server.snapshot())).toBe(before);
-    expect((await other.call('after', 'GetPositions', {})).status).toBe(200);
+    expect((await other.call('after', 'GetAllPositions', {})).data).toMatchObject({ success: true });
     await other.close();
   });
 
@@ -243,7 +264,7 @@ describe('trade serve over WebSocket, fuzzed', () => {
         assert.ok((status === 101 && onStream) || (status === 200 && !onStream) || (status >= 400 && status < 500), `answered ${head.text.slice(0, 300)}`);
         if (status >= 400 && !text.startsWith('HEAD')) {
           assert.match(head.text, /\r\ncontent-type: application\/json/i, `a ${status} that is not JSON: ${head.text.slice(0, 300)}`);
-          assert.deepEqual(Object.keys(JSON.parse(head.body) as object), ['error'], `a ${status} body: ${head.body}`);
+          assertErrorBody(JSON.parse(head.body) as Record<string, unknown>, `a ${status}: ${head.body}`);
           // Node hands a request to the upgrade path only with both headers; its socket is closed after a refusal.
           if (/\r\nConnection: [^\r]*Upgrade/.test(text) && /\r\nUpgrade: \S/.test(text)) {
             assert.match(head.text, /\r\nconnection: close\r\n/i, 'a refused upgrade says its connection closes');

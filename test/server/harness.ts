@@ -122,7 +122,7 @@ export interface RpcClient {
   send(message: unknown): void;
   /** The next message not yet taken. */
   next(): Promise<unknown>;
-  call(id: string, api: string, args?: Record<string, unknown>): Promise<{ id: unknown; status: number; data: unknown }>;
+  call(id: string, api: string, args?: Record<string, unknown>): Promise<{ id: unknown; data: unknown }>;
   /** Resolves once `count` messages have arrived in all. */
   waitFor(count: number): Promise<unknown[]>;
   closed: Promise<{ code: number; reason: string }>;
@@ -163,7 +163,7 @@ export async function connect(wsUrl: string, headers: Record<string, string> = A
       socket.send(JSON.stringify({ action: 'rpc', id, api, args }));
       for (;;) {
         const found = messages.find((m) => (m as { id?: unknown }).id === id);
-        if (found) return found as { id: unknown; status: number; data: unknown };
+        if (found) return found as { id: unknown; data: unknown };
         await waitFor(messages.length + 1);
       }
     },

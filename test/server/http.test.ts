@@ -1,10 +1,13 @@
 /** The REST routes over a real socket: statuses, exact bodies, and the store after each request. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { INTERNAL_ERROR_BODY } from '../../src/server/operations.js';
 import { ES_MARKET, startServer, type Harness } from './harness.js';
 
 const PLACE = '/v1/api/accounts/Sim101/orders/place';
 const REVERSE = '/v1/api/accounts/Sim101/positions/reverseposition';
 const ORDER_ID = expect.stringMatching(/^[0-9a-f]{32}$/);
+const NOBODY = { success: false, error: 'invalid_account', detail: 'Account Nobody not found' };
+const TIME = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{7}$/);
 
 let server: Harness;
 beforeEach(async () => {
@@ -59,10 +62,6 @@ describe('POST /v1/api/accounts/{account}/orders/place', () => {
       status: 400,
       body: { error: 'Invalid request: limitPrice: is required for LIMIT orders' },
     });
-    expect(await refused('POST', PLACE, { ...ES_MARKET, account: 'Sim101' })).toEqual({
-      status: 400,
-      body: { error: 'Invalid request: account: is not a known field' },
-    });
     expect(await refused('POST', PLACE, { instrument: 'ES 09-25' })).toEqual({
       status: 400,
       body: {
@@ -70,6 +69,13 @@ describe('POST /v1/api/accounts/{account}/orders/place', () => {
           'Invalid request: action: is required; quantity: is required; orderType: is required; timeInForce: is required',
       },
     });
+  });
+
+  it('ignores unknown body fields, and an account in the body never redirects the order (§1.3)', async () => {
+    server.engine.addAccount('Other');
+    const reply = await server.post(PLACE, { ...ES_MARKET, account: 'Other', comment: 'from a public client', tag: 7 });
+    expect(reply).toMatchObject({ status: 200, body: { orderId: ORDER_ID, success: true } });
+    expect(server.engine.listOrders()).toEqual([expect.objectContaining({ account: 'Sim101' })]);
   });
 
   it('names a bad account of the path together with the bad body fields', async () => {
@@ -81,10 +87,7 @@ describe('POST /v1/api/accounts/{account}/orders/place', () => {
   });
 
   it('answers 404 for an unknown account, and stores nothing', async () => {
-    expect(await refused('POST', '/v1/api/accounts/Nobody/orders/place', ES_MARKET)).toEqual({
-      status: 404,
-      body: { error: "Account 'Nobody' not found" },
-    });
+    expect(await refused('POST', '/v1/api/accounts/Nobody/orders/place', ES_MARKET)).toEqual({ status: 404, body: NOBODY });
   });
 
   it('validates before it looks the account up: an invalid order to an unknown account is a 400', async () => {
@@ -133,65 +136,105 @@ describe('POST /v1/api/accounts/{account}/positions/reverseposition', () => {
   });
 
   it('answers 404 for an unknown account', async () => {
-    expect(await refused('POST', '/v1/api/accounts/Nobody/positions/reverseposition', ES_MARKET)).toEqual({
-      status: 404,
-      body: { error: "Account 'Nobody' not found" },
-    });
+    expect(await refused('POST', '/v1/api/accounts/Nobody/positions/reverseposition', ES_MARKET)).toEqual({ status: 404, body: NOBODY });
   });
 });
 
 describe('read routes', () => {
-  it('GET /v1/api/accounts/{account}/orders lists the orders, oldest first', async () => {
+  it('GET /v1/api/accounts/{account}/orders lists the orders in the service shape, oldest first', async () => {
+    server.engine.setPrice('ES 09-25', 4500);
     const first = (await server.post(PLACE, ES_MARKET)).body as { orderId: string };
-    const second = (await server.post(PLACE, { ...ES_MARKET, instrument: 'NQ 12-25' })).body as { orderId: string };
+    const second = (await server.post(PLACE, { ...ES_MARKET, instrument: 'NQ 12-25', orderType: 'LIMIT', limitPrice: 20000.5, timeInForce: 'GTC' })).body as { orderId: string };
     const reply = await server.get('/v1/api/accounts/SIM101/orders');
     expect(reply.status).toBe(200);
-    expect(reply.body).toEqual({ orders: server.engine.listOrders(), success: true });
-    expect((reply.body as { orders: Array<{ id: string }> }).orders.map((o) => o.id)).toEqual([first.orderId, second.orderId]);
-    const filtered = await server.get('/v1/api/accounts/Sim101/orders?instrument=nq%2012-25');
-    expect((filtered.body as { orders: Array<{ id: string }> }).orders.map((o) => o.id)).toEqual([second.orderId]);
+    expect(reply.body).toEqual({
+      orders: [
+        {
+          account: 'Sim101', orderId: first.orderId, id: first.orderId, instrument: 'ES 09-25', instrumentType: 'Future',
+          orderType: 'Market', orderState: 'Filled', quantity: 1, averageFillPrice: 4500, filled: 1, fromEntrySignal: null,
+          gtd: '2099-12-01T00:00:00.0000000', hasOverfill: false, isBacktestOrder: false, limitPrice: 0, limitPriceChanged: 0,
+          name: '', oco: '', ocoId: '', orderAction: 'Buy', ownerStrategy: null, stopPrice: 0, stopPriceChanged: 0, time: TIME,
+          timeInForce: 'Day',
+        },
+        expect.objectContaining({ orderId: second.orderId, orderType: 'Limit', orderState: 'Working', limitPrice: 20000.5, filled: 0, averageFillPrice: 0, timeInForce: 'Gtc' }),
+      ],
+      count: 2,
+      success: true,
+    });
+    const active = await server.get('/v1/api/accounts/Sim101/orders?activeOnly=True');
+    expect((active.body as { orders: Array<{ orderId: string }> }).orders.map((o) => o.orderId)).toEqual([second.orderId]);
   });
 
-  it('GET /v1/api/accounts/{account}/orders refuses unknown accounts and filters', async () => {
-    expect(await refused('GET', '/v1/api/accounts/Nobody/orders')).toEqual({
-      status: 404,
-      body: { error: "Account 'Nobody' not found" },
+  it('GET /v1/api/accounts/{account}/orders refuses an unknown account and a bad activeOnly; ignores unknown parameters', async () => {
+    expect(await refused('GET', '/v1/api/accounts/Nobody/orders')).toEqual({ status: 404, body: NOBODY });
+    expect(await refused('GET', '/v1/api/accounts/Sim101/orders?activeOnly=maybe')).toEqual({
+      status: 400,
+      body: { error: "Invalid request: activeOnly: must be true or false (or 1 or 0), got 'maybe'" },
     });
     expect(await refused('GET', '/v1/api/accounts/Sim101/orders?instrumnet=ES%2009-25')).toEqual({
-      status: 400,
-      body: { error: 'Invalid request: instrumnet: is not a known field' },
+      status: 200,
+      body: { orders: [], count: 0, success: true },
     });
   });
 
-  it('GET /v1/api/positions lists the open positions of every account', async () => {
+  it('GET /v1/api/accounts/{account}/orders/{orderId} and .../status answer one order; an unknown id is a 400', async () => {
+    const { orderId } = (await server.post(PLACE, { ...ES_MARKET, orderType: 'LIMIT', limitPrice: 4000 })).body as { orderId: string };
+    expect((await server.get(`/v1/api/accounts/Sim101/orders/${orderId}`)).body).toMatchObject({
+      orderId, orderState: 'Working', orderType: 'Limit', limitPrice: 4000, success: true,
+    });
+    expect((await server.get(`/v1/api/accounts/Sim101/orders/${orderId}/status`)).body).toEqual({ status: 'Working', orderId, success: true });
+    expect(await refused('GET', '/v1/api/accounts/Sim101/orders/nope')).toEqual({
+      status: 400,
+      body: { error: "Invalid request: orderId: order 'nope' not found in account 'Sim101'" },
+    });
     server.engine.addAccount('Sim102');
+    expect((await refused('GET', `/v1/api/accounts/Sim102/orders/${orderId}/status`)).status).toBe(400);
+  });
+
+  it('GET /v1/api/positions lists the open positions of every account: unsigned quantity, marketPosition', async () => {
+    server.engine.addAccount('Sim102');
+    server.engine.setPrice('ES 09-25', 4500);
     await server.post(PLACE, ES_MARKET);
     await server.post('/v1/api/accounts/Sim102/orders/place', { ...ES_MARKET, action: 'SELL', quantity: 3 });
-    const reply = await server.get('/v1/api/positions');
-    expect(reply).toEqual({
-      status: 200,
-      headers: expect.anything(),
-      body: {
-        positions: [
-          { account: 'Sim101', instrument: 'ES 09-25', quantity: 1, avgPrice: null, realizedPnl: 0 },
-          { account: 'Sim102', instrument: 'ES 09-25', quantity: -3, avgPrice: null, realizedPnl: 0 },
-        ],
-        success: true,
-      },
+    server.engine.setPrice('ES 09-25', 4490.5);
+    const position = (account: string, marketPosition: string, quantity: number, unrealizedProfitLoss: number) => ({
+      type: 'NinjaTrader.Cbi.Position', account, instrument: 'ES 09-25', instrumentType: 'Future', marketPosition, quantity,
+      averagePrice: 4500, marketPrice: 4490.5, unrealizedProfitLoss, tag: null,
     });
-    const one = await server.get('/v1/api/positions?account=sim102');
-    expect((one.body as { positions: unknown[] }).positions).toEqual([expect.objectContaining({ account: 'Sim102' })]);
+    expect((await server.get('/v1/api/positions')).body).toEqual({
+      positions: [position('Sim101', 'Long', 1, -475), position('Sim102', 'Short', 3, 1425)],
+      count: 2,
+      success: true,
+    });
+    expect((await server.get('/v1/api/accounts/sim102/positions')).body).toEqual({
+      positions: [position('Sim102', 'Short', 3, 1425)],
+      count: 1,
+      success: true,
+    });
+    expect(await refused('GET', '/v1/api/accounts/Nobody/positions')).toEqual({ status: 404, body: NOBODY });
   });
 
-  it('GET /v1/api/accounts/{account}/position?instrument= answers the position, flat when none', async () => {
+  it('lists flat positions only with includeFlat', async () => {
+    server.engine.setPrice('ES 09-25', 4500);
+    await server.post(PLACE, ES_MARKET);
+    await server.post(PLACE, { ...ES_MARKET, action: 'SELL' });
+    expect((await server.get('/v1/api/positions?includeFlat=false')).body).toEqual({ positions: [], count: 0, success: true });
+    expect((await server.get('/v1/api/accounts/Sim101/positions?includeFlat=1')).body).toMatchObject({
+      positions: [{ marketPosition: 'Flat', quantity: 0, averagePrice: 0, marketPrice: 4500, unrealizedProfitLoss: 0 }],
+      count: 1,
+    });
+  });
+
+  it('GET /v1/api/accounts/{account}/position?instrument= answers the Position flat, Flat when none', async () => {
+    server.engine.setPrice('ES 09-25', 4500);
     await server.post(PLACE, { ...ES_MARKET, quantity: 2 });
-    expect((await server.get('/v1/api/accounts/Sim101/position?instrument=ES%2009-25')).body).toEqual({
-      position: { account: 'Sim101', instrument: 'ES 09-25', quantity: 2, avgPrice: null, realizedPnl: 0 },
-      success: true,
+    expect((await server.get('/v1/api/accounts/Sim101/position?instrument=ES+09-25')).body).toEqual({
+      type: 'NinjaTrader.Cbi.Position', account: 'Sim101', instrument: 'ES 09-25', instrumentType: 'Future', marketPosition: 'Long',
+      quantity: 2, averagePrice: 4500, marketPrice: 4500, unrealizedProfitLoss: 0, tag: null, success: true,
     });
     expect((await server.get('/v1/api/accounts/sim101/position?instrument=cl%2001-26')).body).toEqual({
-      position: { account: 'Sim101', instrument: 'CL 01-26', quantity: 0, avgPrice: null, realizedPnl: 0 },
-      success: true,
+      type: 'NinjaTrader.Cbi.Position', account: 'Sim101', instrument: 'CL 01-26', instrumentType: 'Future', marketPosition: 'Flat',
+      quantity: 0, averagePrice: 0, marketPrice: 0, unrealizedProfitLoss: 0, tag: null, success: true,
     });
   });
 
@@ -200,31 +243,53 @@ describe('read routes', () => {
       status: 400,
       body: { error: 'Invalid request: instrument: is required' },
     });
-    expect(await refused('GET', '/v1/api/accounts/Sim101/position?instrument=ES')).toEqual({
+    expect(await refused('GET', '/v1/api/accounts/Sim101/position?instrument=ES2!')).toEqual({
       status: 400,
-      body: { error: "Invalid request: instrument: must be <SYMBOL> <MM-YY> (e.g. 'ES 09-25'), got 'ES'" },
+      body: { error: "Invalid request: instrument: 'ES2!' is not supported; only the front month (ES1!) is" },
     });
-    expect(await refused('GET', '/v1/api/accounts/Nobody/position?instrument=ES%2009-25')).toEqual({
-      status: 404,
-      body: { error: "Account 'Nobody' not found" },
-    });
+    expect(await refused('GET', '/v1/api/accounts/Nobody/position?instrument=ES%2009-25')).toEqual({ status: 404, body: NOBODY });
   });
 });
 
 describe('anything else', () => {
-  it('an unknown route or a wrong method is a 404 {error}', async () => {
+  it('an unknown route or a wrong method is a 404 with did_you_mean (§6.1)', async () => {
     expect(await refused('GET', '/v1/api/nothing?x=1')).toEqual({
       status: 404,
-      body: { error: 'Route GET /v1/api/nothing not found' },
+      body: { success: false, error: 'not_found', detail: 'No route GET /v1/api/nothing', did_you_mean: [] },
     });
-    expect(await refused('GET', '/v1/api/accounts/Sim101/orders/place')).toEqual({
+    expect(await refused('GET', '/v1/api/accounts/Sim101/ordrs')).toEqual({
       status: 404,
-      body: { error: 'Route GET /v1/api/accounts/Sim101/orders/place not found' },
+      body: {
+        success: false,
+        error: 'not_found',
+        detail: 'No route GET /v1/api/accounts/Sim101/ordrs',
+        did_you_mean: ['GET /v1/api/accounts/{account}/orders', 'GET /v1/api/accounts/{account}/orders/{orderId}'],
+      },
     });
-    expect(await refused('POST', '/v1/api/positions', {})).toEqual({
+    expect(await refused('POST', '/v1/api/positions', {})).toMatchObject({
       status: 404,
-      body: { error: 'Route POST /v1/api/positions not found' },
+      body: { error: 'not_found', did_you_mean: ['GET /v1/api/positions'] },
     });
+  });
+
+  it('a path outside /v1/api is a 404 that says what is served, never a redirect', async () => {
+    expect(await refused('GET', '/api/v1/positions')).toEqual({
+      status: 404,
+      body: { success: false, error: 'not_found', detail: 'trade serve only serves /v1/api/... and /ws/stream' },
+    });
+  });
+
+  it('a trailing slash is ignored (§1.1)', async () => {
+    expect((await server.get('/v1/api/positions/')).status).toBe(200);
+  });
+
+  it('the catalog lists every route it serves (§1.7)', async () => {
+    const reply = await server.get('/v1/api/_endpoints');
+    expect(reply.status).toBe(200);
+    const { endpoints } = reply.body as { endpoints: string[] };
+    expect(endpoints).toContain('POST /v1/api/accounts/{account}/orders/place');
+    expect(endpoints).toContain('GET /v1/api/accounts/{account}/positions');
+    expect(endpoints).toContain('GET /v1/api/_endpoints');
   });
 
   it('a URL that does not decode is a 400 {error}', async () => {
@@ -237,7 +302,7 @@ describe('anything else', () => {
   it('an internal failure is a 500 with a generic message; the operator sees the cause', async () => {
     server.engine.close(); // a real failure: the store is gone under the server
     const reply = await server.post(PLACE, ES_MARKET);
-    expect(reply).toMatchObject({ status: 500, body: { error: 'Internal server error' } });
+    expect(reply).toMatchObject({ status: 500, body: INTERNAL_ERROR_BODY });
     expect(server.warnings).toEqual([
       'trade serve: internal error in PlaceOrder: The database connection is not open',
     ]);

@@ -1,4 +1,4 @@
-/** Size, content type, bad JSON and the rate limit: each an {error} answer, none crashing or storing. */
+/** Size, bodies, bad JSON and the rate limit: each an {error} answer, none crashing or storing. */
 import { connect as connectTcp } from 'node:net';
 import { Client } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -20,30 +20,35 @@ describe('bad requests', () => {
     const before = server.snapshot();
     const order = JSON.stringify(ES_MARKET);
     const big = JSON.stringify({ ...ES_MARKET, strategy: 'x'.repeat(64 * 1024) });
+    const missing = 'Invalid request: instrument: is required; action: is required; quantity: is required; orderType: is required; timeInForce: is required';
     const cases: Array<[Record<string, string>, string | undefined, number, string]> = [
-      [JSON_AUTH, big, 413, 'Request body is larger than 64 KiB'],
-      [{ ...AUTH, 'content-type': 'text/plain' }, order, 415, 'Content-Type must be application/json'],
-      [{ ...AUTH, 'content-type': 'application/x-www-form-urlencoded' }, 'instrument=ES', 415, 'Content-Type must be application/json'],
-      [{ ...AUTH, 'content-type': 'application/json-seq' }, order, 415, 'Content-Type must be application/json'],
-      [AUTH, order, 415, 'Content-Type must be application/json'],
-      [AUTH, undefined, 415, 'Content-Type must be application/json'],
-      [JSON_AUTH, '{"instrument": "ES 09-25",', 400, 'Invalid request: the body is not valid JSON'],
-      [JSON_AUTH, '{"__proto__": {"admin": true}}', 400, 'Invalid request: the body is not valid JSON'],
-      [JSON_AUTH, '', 400, 'Invalid request: the body is empty; send a JSON object'],
-      [JSON_AUTH, '[]', 400, 'Invalid request: the body must be a JSON object, got an array'],
-      [JSON_AUTH, 'null', 400, 'Invalid request: the body must be a JSON object, got null'],
-      [JSON_AUTH, '"order"', 400, "Invalid request: the body must be a JSON object, got 'order'"],
+      [JSON_AUTH, big, 413, 'Invalid request: body: larger than 65536 bytes'],
+      [{ ...AUTH, 'content-type': 'application/x-www-form-urlencoded' }, 'instrument=ES', 400, 'Invalid request: body: not valid JSON'],
+      [JSON_AUTH, '{"instrument": "ES 09-25",', 400, 'Invalid request: body: not valid JSON'],
+      [JSON_AUTH, '{"__proto__": {"admin": true}}', 400, 'Invalid request: body: __proto__ and constructor keys are not allowed'],
+      [JSON_AUTH, '{"a": {"constructor": {"prototype": {"admin": true}}}}', 400, 'Invalid request: body: __proto__ and constructor keys are not allowed'],
+      [JSON_AUTH, '', 400, missing],
+      [AUTH, undefined, 400, missing],
+      [JSON_AUTH, '[]', 400, 'Invalid request: body: must be a JSON object'],
+      [JSON_AUTH, 'null', 400, 'Invalid request: body: must be a JSON object'],
+      [JSON_AUTH, '"order"', 400, 'Invalid request: body: must be a JSON object'],
     ];
     for (const [headers, body, status, error] of cases) {
       const reply = await server.http('POST', PLACE, { headers, body });
       expect({ status: reply.status, body: reply.body }).toEqual({ status, body: { error } });
     }
     expect(server.snapshot()).toEqual(before);
-    const placed = await server.http('POST', PLACE, {
-      headers: { ...AUTH, 'content-type': 'Application/JSON; charset=utf-8' },
-      body: order,
-    });
-    expect(placed.status).toBe(200);
+    expect(({} as Record<string, unknown>).admin).toBeUndefined();
+  });
+
+  it('reads a JSON body whatever its Content-Type says, or when it has none (§1.3)', async () => {
+    server = await startServer();
+    const order = JSON.stringify(ES_MARKET);
+    for (const type of ['Application/JSON; charset=utf-8', 'text/plain', 'application/json-seq', undefined]) {
+      const headers = type === undefined ? AUTH : { ...AUTH, 'content-type': type };
+      expect((await server.http('POST', PLACE, { headers, body: order })).status).toBe(200);
+    }
+    expect(server.engine.listOrders()).toHaveLength(4);
   });
 
   it('a body just under the limit is read and judged by the schema', async () => {
@@ -120,15 +125,16 @@ describe('rate limit', () => {
     expect((await server.get('/v1/api/positions')).status).toBe(429);
   });
 
-  it('counts unknown routes but not requests without the token', async () => {
+  it('counts neither requests without the token nor unknown routes (401, then 404, then 429: §6.1)', async () => {
     const now = 5_000;
     server = await startServer({ rateLimit: { count: 1, periodMs: 60_000, burst: 2 }, now: () => now });
     for (let i = 0; i < 5; i++) {
       expect((await server.http('GET', '/v1/api/positions', { headers: {} })).status).toBe(401);
+      expect((await server.get('/v1/api/nothing')).status).toBe(404);
     }
-    expect((await server.get('/v1/api/nothing')).status).toBe(404);
     expect((await server.get('/v1/api/positions')).status).toBe(200);
-    const limited = await server.get('/v1/api/nothing');
+    expect((await server.get('/v1/api/positions')).status).toBe(200);
+    const limited = await server.get('/v1/api/positions');
     expect({ status: limited.status, retryAfter: limited.headers['retry-after'] }).toEqual({ status: 429, retryAfter: '60' });
   });
 
@@ -137,10 +143,10 @@ describe('rate limit', () => {
     server = await startServer({ rateLimit: { count: 60, periodMs: 60_000, burst: 3 }, now: () => now });
     const client = await connect(server.wsUrl); // 1
     const args = { account: 'Sim101', ...ES_MARKET };
-    expect((await client.call('a', 'PlaceOrder', args)).status).toBe(200); // 2
-    expect((await client.call('b', 'GetPositions')).status).toBe(200); // 3
+    expect((await client.call('a', 'PlaceOrder', args)).data).toMatchObject({ success: true }); // 2
+    expect((await client.call('b', 'GetAllPositions')).data).toMatchObject({ success: true }); // 3
     const before = server.snapshot();
-    expect(await client.call('c', 'PlaceOrder', args)).toEqual({ id: 'c', status: 429, data: RATE_LIMITED });
+    expect(await client.call('c', 'PlaceOrder', args)).toEqual({ id: 'c', data: RATE_LIMITED });
     expect(server.snapshot()).toEqual(before);
     client.send({ action: 'ping' }); // pings are free
     expect(client.messages).not.toContainEqual({ type: 'pong' });
@@ -148,7 +154,7 @@ describe('rate limit', () => {
     expect(client.messages[3]).toEqual({ type: 'pong' });
     expect(await refusedUpgrade(server.wsUrl, AUTH)).toEqual({ status: 429, body: RATE_LIMITED });
     now += 1_000;
-    expect((await client.call('d', 'PlaceOrder', args)).status).toBe(200);
+    expect((await client.call('d', 'PlaceOrder', args)).data).toMatchObject({ success: true });
     await client.close();
   });
 });

@@ -1,14 +1,21 @@
 /**
- * The dispatch table: every entry is served on both transports with the same answer, so a new
- * operation is covered here the moment it is added.
+ * The operation table, walked: every row is served by `trade serve` as a route and under every
+ * WebSocket name, with the same body on both transports, has a simulator handler, is listed in
+ * the catalog, and appears in the reference's operation index. A new row is covered here the
+ * moment it is added.
  */
+import { readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseOrder } from '../../src/order/schema.js';
+import { httpRequest } from '../../src/backends/remote.js';
+import { SIMULATOR } from '../../src/engine/service.js';
 import { RejectedError, UsageError, ValidationError } from '../../src/order/errors.js';
-import { errorResult, inputFromArgs, OPERATIONS, type Operation, pathParams } from '../../src/server/operations.js';
+import { parseOrder } from '../../src/order/schema.js';
+import { OPERATION_NAMES, OPERATIONS, operationForWsName, pathParams, parseArgs } from '../../src/service/operations.js';
+import { CATALOG, errorResult, INTERNAL_ERROR_BODY } from '../../src/server/operations.js';
 import { connect, ES_MARKET, startServer, type Harness, type RpcClient } from './harness.js';
 
+const REFERENCE = readFileSync(new URL('../../docs/service-reference.md', import.meta.url), 'utf8');
 const WORKING = '<working order>';
 let server: Harness;
 let client: RpcClient;
@@ -21,24 +28,16 @@ afterAll(async () => {
   await server.close();
 });
 
-/** The HTTP request an operation's flat RPC args stand for: path parameters into the path, the rest into body or query. */
-function httpRequest(operation: Operation, args: Record<string, unknown>): { path: string; body?: unknown } {
-  const { params, data } = inputFromArgs(operation, args);
-  const path = operation.path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(String(params[name])));
-  if (operation.method === 'POST') return { path, body: data };
-  const query = new URLSearchParams(data as Record<string, string>).toString();
-  return { path: query ? `${path}?${query}` : path };
-}
-
 const ARG_SETS: Array<Record<string, unknown>> = [
   { account: 'Sim101', ...ES_MARKET },
   { account: 'Sim101', instrument: 'ES 09-25' },
+  { account: 'Sim101', instrument: 'ES 09-25', includeFlat: true, activeOnly: false },
   { account: 'Nobody', instrument: 'ES 09-25' },
   { account: 'Sim101', instrument: 'nonsense' },
   { account: 'Sim101', unknownField: 'x' },
   { account: 'Sim101', orderId: WORKING },
   { account: 'Sim101', orderId: 'f'.repeat(32) },
-  { account: 'Sim101', orderId: 'not-an-id' },
+  {},
 ];
 
 /**
@@ -55,45 +54,66 @@ function reset(): string {
 
 // Order ids and times differ between two runs; everything else must not.
 const normalize = (data: unknown) =>
-  JSON.parse(JSON.stringify(data).replace(/"[0-9a-f]{32}"/g, '"<id>"').replace(/"\d{4}-\d\d-\d\dT[\d:.]+Z"/g, '"<time>"'));
+  JSON.parse(JSON.stringify(data).replace(/"[0-9a-f]{32}"/g, '"<id>"').replace(/"\d{4}-\d\d-\d\dT[\d:.]+"/g, '"<time>"'));
 
 describe('every operation in the table', () => {
-  for (const [api, operation] of Object.entries(OPERATIONS) as Array<[string, Operation]>) {
-    it(`${api} answers the same status and body over HTTP (${operation.method} ${operation.path}) and WebSocket`, async () => {
+  for (const name of OPERATION_NAMES) {
+    const operation = OPERATIONS[name];
+    it(`${name} is one route (${operation.method} ${operation.path}) and ${operation.ws.join(', ')} over WebSocket, with the same answers`, async () => {
+      expect(SIMULATOR[name]).toBeTypeOf('function');
+      expect(CATALOG).toContain(`${operation.method} /v1/api${operation.path}`);
+      for (const ws of operation.ws) expect(operationForWsName(ws)).toBe(name);
       // An RPC without one of the path parameters has no HTTP form to compare with.
-      const sets = ARG_SETS.filter((args) => pathParams(operation).every((p) => p in args));
+      const sets = ARG_SETS.filter((args) => pathParams(operation.path).every((p) => p in args));
       expect(sets.length).toBeGreaterThan(0);
       for (const [i, template] of sets.entries()) {
-        const withWorking = (id: string) => ({ ...template, ...(template.orderId === WORKING ? { orderId: id } : {}) });
-        const { path, body } = httpRequest(operation, withWorking(reset()));
-        const overHttp = await server.http(operation.method, path, { body });
-        const overWs = await client.call(`${api}-${i}`, api, withWorking(reset()));
-        expect({ status: overWs.status, data: normalize(overWs.data) }).toEqual({
-          status: overHttp.status,
-          data: normalize(overHttp.body),
-        });
-        expect(overHttp.status).not.toBe(500);
+        for (const ws of operation.ws) {
+          const withWorking = (id: string) => ({ ...template, ...(template.orderId === WORKING ? { orderId: id } : {}) });
+          const request = httpRequest(name, withWorking(reset()) as never);
+          const overHttp = await server.http(request.method, request.path, request.body === undefined ? {} : { body: request.body });
+          const overWs = (await client.call(`${ws}-${i}`, ws, withWorking(reset()))) as unknown as { id: string; data: unknown };
+          expect(Object.keys(overWs)).toEqual(['id', 'data']);
+          expect(normalize(overWs.data)).toEqual(normalize(overHttp.body));
+          expect(overHttp.status).not.toBe(500);
+        }
       }
+    });
+
+    it(`${name} is in the reference's operation index, with the same route and WebSocket name`, () => {
+      const index = REFERENCE.slice(REFERENCE.indexOf('## 2. Operation index'), REFERENCE.indexOf('## 3. Operations'));
+      const line = index.split('\n').find((l) => l.startsWith(`| ${name} `));
+      expect(line, `no row for ${name}`).toBeDefined();
+      expect(line).toContain(`\`${operation.method} ${operation.path}`);
+      expect(line).toContain(`\`${operation.ws[0]}\``);
+      expect(line!.split('|')[4]!.trim()).toBe(operation.movesMoney ? 'yes' : 'no');
     });
   }
 });
 
 describe('table helpers', () => {
-  it('reads the path parameters from the route', () => {
-    expect(pathParams(OPERATIONS.PlaceOrder)).toEqual(['account']);
-    expect(pathParams(OPERATIONS.GetPositions)).toEqual([]);
-    expect(pathParams({ method: 'POST', path: '/v1/api/accounts/:account/orders/:orderId/cancel', run: () => ({ status: 200, body: {} }) })).toEqual([
-      'account',
-      'orderId',
-    ]);
+  it('reads the path parameters from a path', () => {
+    expect(pathParams(OPERATIONS.PlaceOrder.path)).toEqual(['account']);
+    expect(pathParams(OPERATIONS.GetAllPositions.path)).toEqual([]);
+    expect(pathParams(OPERATIONS.Cancel.path)).toEqual(['account', 'orderId']);
   });
 
-  it('splits flat RPC args into path parameters and the body', () => {
-    expect(inputFromArgs(OPERATIONS.PlaceOrder, { account: 'Sim101', quantity: 1 })).toEqual({
-      params: { account: 'Sim101' },
-      data: { quantity: 1 },
-    });
-    expect(inputFromArgs(OPERATIONS.GetPositions, { account: 'Sim101' })).toEqual({ params: {}, data: { account: 'Sim101' } });
+  it('knows every WebSocket name and alias, and nothing else', () => {
+    expect(operationForWsName('CancelOrder')).toBe('Cancel');
+    expect(operationForWsName('ListOrders')).toBe('GetOrders');
+    expect(operationForWsName('ListPositions')).toBe('GetPositions');
+    expect(operationForWsName('placeorder')).toBeUndefined();
+    expect(operationForWsName('toString')).toBeUndefined();
+  });
+
+  it('checks args strictly for a client and leniently for the server (§1.3)', () => {
+    const args = { account: 'Sim101', instrument: 'ES 09-25', extra: 1 };
+    expect(parseArgs('GetPosition', args, 'server')).toEqual({ account: 'Sim101', instrument: 'ES 09-25' });
+    expect(() => parseArgs('GetPosition', args, 'client')).toThrow('Invalid request: extra: is not a known field');
+    expect(() => parseArgs('GetOrders', { account: 'Sim101', activeOnly: 'yes' }, 'server')).toThrow(
+      "Invalid request: activeOnly: must be true or false (or 1 or 0), got 'yes'",
+    );
+    expect(parseArgs('GetOrders', { account: 'Sim101', activeOnly: 'TRUE' }, 'server')).toEqual({ account: 'Sim101', activeOnly: true });
+    expect(parseArgs('GetAllPositions', { includeFlat: '0' }, 'server')).toEqual({ includeFlat: false });
   });
 
   it('maps errors in one place and keeps internals from the client', () => {
@@ -102,17 +122,13 @@ describe('table helpers', () => {
       body: { error: 'Invalid request: quantity: is required' },
       internal: false,
     });
-    expect(errorResult(new RejectedError("Account 'X' not found", { status: 404 }))).toEqual({
-      status: 404,
-      body: { error: "Account 'X' not found" },
+    expect(errorResult(new RejectedError('No positions found', { status: 400 }))).toEqual({
+      status: 400,
+      body: { error: 'No positions found' },
       internal: false,
     });
     expect(errorResult(new UsageError('bad'))).toEqual({ status: 400, body: { error: 'bad' }, internal: false });
-    expect(errorResult(new Error('SQLITE_CORRUPT: /home/me/trade.db'))).toEqual({
-      status: 500,
-      body: { error: 'Internal server error' },
-      internal: true,
-    });
-    expect(errorResult('thrown string')).toMatchObject({ status: 500, body: { error: 'Internal server error' } });
+    expect(errorResult(new Error('SQLITE_CORRUPT: /home/me/trade.db'))).toEqual({ status: 500, body: INTERNAL_ERROR_BODY, internal: true });
+    expect(errorResult('thrown string')).toMatchObject({ status: 500, body: INTERNAL_ERROR_BODY });
   });
 });

@@ -137,7 +137,7 @@ describe('trade serve (the built bin)', () => {
     const position = await request(`${urls[1]}/v1/api/accounts/Sim101/position?instrument=ES%2009-25`, {
       headers: { authorization: 'Bearer shared-store-token' },
     });
-    expect(((await position.body.json()) as { position: { quantity: number } }).position.quantity).toBe(19);
+    expect(await position.body.json()).toMatchObject({ marketPosition: 'Long', quantity: 19 });
     for (const s of servers) s.child.kill('SIGTERM');
     expect(await Promise.all(servers.map((s) => s.exited))).toEqual([0, 0]);
   });

@@ -22,22 +22,28 @@ describe('WebSocket RPC', () => {
     expect(await client.next()).toEqual({ type: 'pong' });
   });
 
-  it('PlaceOrder with mixed-case enums: {id, status:200, data:{orderId, success:true}}', async () => {
+  it('PlaceOrder with NinjaTrader spellings: exactly {id, data:{orderId, success:true}}, no status', async () => {
     const reply = await client.call('req-1', 'PlaceOrder', { ...ES, action: 'Buy', orderType: 'Market', timeInForce: 'Gtc' });
-    expect(reply).toEqual({ id: 'req-1', status: 200, data: { orderId: ORDER_ID, success: true } });
+    expect(reply).toEqual({ id: 'req-1', data: { orderId: ORDER_ID, success: true } });
+    expect(Object.keys(reply)).toEqual(['id', 'data']);
     expect(server.engine.listOrders()).toEqual([
       expect.objectContaining({ id: (reply.data as { orderId: string }).orderId, action: 'BUY', timeInForce: 'GTC' }),
     ]);
   });
 
+  it('echoes a numeric id unchanged', async () => {
+    client.send({ action: 'rpc', id: 42, api: 'GetAllPositions', args: {} });
+    expect(await client.next()).toEqual({ id: 42, data: { positions: [], count: 0, success: true } });
+  });
+
   it('ReversePosition closes the position and places the new order', async () => {
     await client.call('1', 'PlaceOrder', { ...ES, quantity: 2 });
     const reply = await client.call('2', 'ReversePosition', { ...ES, action: 'Sell', quantity: 2 });
-    expect(reply).toEqual({ id: '2', status: 200, data: { orderId: ORDER_ID, success: true } });
+    expect(reply).toEqual({ id: '2', data: { orderId: ORDER_ID, success: true } });
     expect(server.engine.getPosition('Sim101', 'ES 09-25')?.quantity).toBe(-2);
   });
 
-  it('data is exactly the HTTP body, status the HTTP status, for the same request', async () => {
+  it('data is exactly the HTTP body for the same request, refusals included', async () => {
     const cases: Array<[string, string, Record<string, unknown>]> = [
       ['PlaceOrder', '/v1/api/accounts/Sim101/orders/place', { ...ES_MARKET, quantity: -1, orderType: 'Stop' }],
       ['PlaceOrder', '/v1/api/accounts/Nobody/orders/place', ES_MARKET],
@@ -48,108 +54,92 @@ describe('WebSocket RPC', () => {
       const before = server.snapshot();
       const overHttp = await server.post(path, body);
       const overWs = await client.call(`${api}-${account}`, api, { account, ...body });
-      expect(overWs).toEqual({ id: `${api}-${account}`, status: overHttp.status, data: overHttp.body });
+      expect(overWs).toEqual({ id: `${api}-${account}`, data: overHttp.body });
       expect(overHttp.status).toBeGreaterThanOrEqual(400);
       expect(server.snapshot()).toEqual(before);
     }
   });
 
-  it('answers the read operations', async () => {
+  it('answers the read operations, aliases included', async () => {
     await client.call('p', 'PlaceOrder', ES);
-    expect(await client.call('o', 'GetOrders', { account: 'sim101' })).toEqual({
-      id: 'o',
-      status: 200,
-      data: { orders: server.engine.listOrders(), success: true },
+    const orders = (await client.call('o', 'GetOrders', { account: 'sim101' })).data as { orders: Array<{ orderState: string }>; count: number };
+    expect(orders).toMatchObject({ count: 1, success: true, orders: [{ orderState: 'Filled', orderAction: 'Buy', account: 'Sim101' }] });
+    expect((await client.call('lo', 'ListOrders', { account: 'Sim101' })).data).toEqual(orders);
+    expect((await client.call('ps', 'GetAllPositions', { includeFlat: false })).data).toMatchObject({
+      positions: [{ marketPosition: 'Long', quantity: 1 }],
+      count: 1,
     });
-    expect(await client.call('ps', 'GetPositions')).toEqual({
-      id: 'ps',
-      status: 200,
-      data: { positions: server.engine.listPositions(), success: true },
-    });
-    expect(await client.call('one', 'GetPosition', { account: 'Sim101', instrument: 'es 09-25' })).toEqual({
-      id: 'one',
-      status: 200,
-      data: { position: { account: 'Sim101', instrument: 'ES 09-25', quantity: 1, avgPrice: null, realizedPnl: 0 }, success: true },
-    });
-  });
-
-  it('an unknown api is a 404 reply naming the known ones', async () => {
-    expect(await client.call('x', 'CancelEverything', ES)).toEqual({
-      id: 'x',
-      status: 404,
-      data: {
-        error:
-          "Unknown api 'CancelEverything'; known: PlaceOrder, ReversePosition, Cancel, ClosePosition, GetOrders, GetPositions, GetPosition",
-      },
+    expect((await client.call('lp', 'ListPositions', { account: 'Sim101' })).data).toMatchObject({ count: 1 });
+    expect((await client.call('one', 'GetPosition', { account: 'Sim101', instrument: 'es 09-25' })).data).toMatchObject({
+      type: 'NinjaTrader.Cbi.Position',
+      instrument: 'ES 09-25',
+      marketPosition: 'Long',
+      quantity: 1,
+      success: true,
     });
   });
 
-  it('missing args or a missing account are 400s that name the fields', async () => {
+  it("an unknown api is the add-on's 'Unknown API command' (§5.3)", async () => {
+    expect(await client.call('x', 'CancelEverything', ES)).toEqual({ id: 'x', data: { error: "Unknown API command 'CancelEverything'" } });
+  });
+
+  it('missing args or a missing account are refusals that name the fields', async () => {
     expect(await client.call('a', 'PlaceOrder')).toEqual({
       id: 'a',
-      status: 400,
       data: {
         error:
           'Invalid request: account: is required; instrument: is required; action: is required; quantity: is required; orderType: is required; timeInForce: is required',
       },
     });
-    expect(await client.call('b', 'ReversePosition', ES_MARKET)).toEqual({
-      id: 'b',
-      status: 400,
-      data: { error: 'Invalid request: account: is required' },
-    });
+    expect(await client.call('b', 'ReversePosition', ES_MARKET)).toEqual({ id: 'b', data: { error: 'Invalid request: account: is required' } });
   });
 
-  it('malformed messages get one 400 reply each and the connection stays open', async () => {
+  it('malformed messages get no reply; an rpc with a bad api or args gets one; the connection stays open (§5.4)', async () => {
     const before = server.snapshot();
-    const bad: unknown[] = [
-      'not json',
-      '[1,2]',
-      '"rpc"',
-      { id: 'm1' },
-      { action: 'call', id: 'm2', api: 'PlaceOrder', args: ES },
-      { action: 'rpc', api: 'PlaceOrder', args: ES },
-      { action: 'rpc', id: { nested: true }, api: 'PlaceOrder', args: ES },
+    const ignored: unknown[] = ['not json', '[1,2]', '"rpc"', { id: 'm1' }, { action: 'call', id: 'm2', api: 'PlaceOrder', args: ES }];
+    const answered: unknown[] = [
       { action: 'rpc', id: 'm3', args: ES },
       { action: 'rpc', id: 'm4', api: 7, args: ES },
       { action: 'rpc', id: 'm5', api: 'PlaceOrder', args: [ES] },
       { action: 'rpc', id: 6, api: 'PlaceOrder', args: 'Sim101' },
+      { action: 'rpc', api: 'GetAllPositions' },
+      { action: 'rpc', id: { nested: true }, api: 'GetAllPositions' },
     ];
-    for (const message of bad) client.send(message);
+    for (const message of [...ignored, ...answered]) client.send(message);
+    client.socket.send(Buffer.from('{"action":"ping"}'), { binary: true });
     client.send({ action: 'ping' });
-    expect(await client.waitFor(bad.length + 1)).toEqual([
-      { id: null, status: 400, data: { error: 'Invalid request: the message is not valid JSON' } },
-      { id: null, status: 400, data: { error: 'Invalid request: the message must be a JSON object, got an array' } },
-      { id: null, status: 400, data: { error: "Invalid request: the message must be a JSON object, got 'rpc'" } },
-      { id: 'm1', status: 400, data: { error: 'Invalid request: action: is required' } },
-      { id: 'm2', status: 400, data: { error: "Invalid request: action: must be 'rpc' or 'ping', got 'call'" } },
-      { id: null, status: 400, data: { error: 'Invalid request: id: is required' } },
-      { id: null, status: 400, data: { error: 'Invalid request: id: must be a string or a number, got a object' } },
-      { id: 'm3', status: 400, data: { error: 'Invalid request: api: is required' } },
-      { id: 'm4', status: 400, data: { error: 'Invalid request: api: must be a string, got 7' } },
-      { id: 'm5', status: 400, data: { error: 'Invalid request: args: must be an object (account and the order fields), got an array' } },
-      { id: 6, status: 400, data: { error: "Invalid request: args: must be an object (account and the order fields), got 'Sim101'" } },
+    expect(await client.waitFor(answered.length + 1)).toEqual([
+      { id: 'm3', data: { error: 'Invalid request: api: is required' } },
+      { id: 'm4', data: { error: 'Invalid request: api: must be a string, got 7' } },
+      { id: 'm5', data: { error: 'Invalid request: args: must be an object' } },
+      { id: 6, data: { error: 'Invalid request: args: must be an object' } },
+      { id: null, data: { positions: [], count: 0, success: true } },
+      { id: null, data: { positions: [], count: 0, success: true } },
       { type: 'pong' },
     ]);
     expect(server.snapshot()).toEqual(before);
     expect(client.socket.readyState).toBe(client.socket.OPEN);
+    const ignoredLines = server.logs.filter((line) => line.includes('WS ignored'));
+    expect(ignoredLines).toHaveLength(ignored.length + 1);
   });
 
   it('an id or api with a newline or an escape cannot forge or colour a --log line', async () => {
     const forged = 'x\n2025-01-01T00:00:00.000Z 127.0.0.1 POST /v1/api/accounts/Sim101/orders/place 200 1.0ms';
-    expect((await client.call(forged, 'GetPositions')).status).toBe(200);
-    expect((await client.call('y', '\u001b[31mNope\u2028')).status).toBe(404);
-    const lines = server.logs.filter((line) => line.includes(' WS '));
+    expect((await client.call(forged, 'GetAllPositions')).data).toMatchObject({ success: true });
+    expect((await client.call('y', '\u001b[31mNope\u2028')).data).toEqual({ error: "Unknown API command '\\u001b[31mNope\\u2028'" });
+    const lines = server.logs.filter((line) => line.includes(' WS ') && !line.includes('ignored'));
     expect(lines.map((line) => line.replace(/^\S+ /, '').replace(/ [\d.]+ms$/, ''))).toEqual([
-      "127.0.0.1 WS GetPositions id='x\\u000a2025-01-01T00:00:00.000Z 127.0.0.1... 200",
+      "127.0.0.1 WS GetAllPositions id='x\\u000a2025-01-01T00:00:00.000Z 127.0.0.1... 200",
       "127.0.0.1 WS '\\u001b[31mNope\\u2028' id='y' 404",
     ]);
   });
 
-  it('a message over 64 KiB gets a 413 reply without being parsed; the connection stays open', async () => {
+  it('a frame over 64 KiB closes the connection with 1009 (§5.1)', async () => {
     client.send(JSON.stringify({ action: 'rpc', id: 'big', api: 'PlaceOrder', args: { ...ES, strategy: 'x'.repeat(70_000) } }));
-    expect(await client.next()).toEqual({ id: null, status: 413, data: { error: 'Message is larger than 64 KiB' } });
-    expect(await client.call('after', 'PlaceOrder', ES)).toMatchObject({ id: 'after', status: 200 });
+    expect((await client.closed).code).toBe(1009);
+    expect(server.engine.listOrders()).toEqual([]);
+    client = await connect(server.wsUrl);
+    expect((await client.call('after', 'PlaceOrder', ES)).data).toMatchObject({ success: true });
   });
 
   it('pipelined RPCs on one socket each get exactly one reply, matched by id', async () => {
@@ -159,7 +149,7 @@ describe('WebSocket RPC', () => {
       return { id: `p${i}`, kind, args };
     });
     for (const { id, args } of sent) client.send({ action: 'rpc', id, api: 'PlaceOrder', args });
-    const replies = (await client.waitFor(sent.length)) as Array<{ id: string; status: number; data: unknown }>;
+    const replies = (await client.waitFor(sent.length)) as Array<{ id: string; data: { orderId?: string; success?: boolean; error?: string } }>;
     // Give a stray duplicate reply the chance to arrive before counting.
     client.send({ action: 'ping' });
     await client.waitFor(sent.length + 1);
@@ -167,9 +157,9 @@ describe('WebSocket RPC', () => {
     expect(replies.slice(0, sent.length).map((r) => r.id).sort()).toEqual(sent.map((s) => s.id).sort());
     for (const { id, kind } of sent) {
       const reply = replies.find((r) => r.id === id)!;
-      expect(reply.status).toBe([200, 400, 404][kind]);
+      expect([reply.data.success === true, /^Invalid request/.test(reply.data.error ?? ''), reply.data.error === 'invalid_account'][kind]).toBe(true);
     }
-    const placed = replies.filter((r) => r.status === 200).map((r) => (r.data as { orderId: string }).orderId);
+    const placed = replies.slice(0, sent.length).filter((r) => r.data.success === true).map((r) => r.data.orderId!);
     expect(server.engine.listOrders().map((o) => o.id).sort()).toEqual(placed.sort());
     expect(placed).toHaveLength(20);
   });
@@ -177,7 +167,7 @@ describe('WebSocket RPC', () => {
   it('several connections work at once on one store', async () => {
     const others = await Promise.all([connect(server.wsUrl), connect(server.wsUrl)]);
     const replies = await Promise.all(others.map((c, i) => c.call(`c${i}`, 'PlaceOrder', ES)));
-    expect(replies.map((r) => r.status)).toEqual([200, 200]);
+    expect(replies.map((r) => (r.data as { success: boolean }).success)).toEqual([true, true]);
     await Promise.all(others.map((c) => c.close()));
     expect(server.engine.getPosition('Sim101', 'ES 09-25')?.quantity).toBe(2);
   });
@@ -192,20 +182,15 @@ describe('WebSocket RPC', () => {
 
 describe('WebSocket upgrade', () => {
   it('is refused with 401 {error} without the token or with a wrong one', async () => {
-    expect(await refusedUpgrade(server.wsUrl, {})).toEqual({
-      status: 401,
-      body: { error: "Missing bearer token: send 'Authorization: Bearer <token>'" },
-    });
-    expect(await refusedUpgrade(server.wsUrl, { authorization: `Bearer ${TOKEN}x` })).toEqual({
-      status: 401,
-      body: { error: 'Invalid bearer token' },
-    });
+    expect(await refusedUpgrade(server.wsUrl, {})).toEqual({ status: 401, body: { error: 'Unauthorized' } });
+    expect(await refusedUpgrade(server.wsUrl, { authorization: `Bearer ${TOKEN}x` })).toEqual({ status: 401, body: { error: 'Unauthorized' } });
+    expect(await refusedUpgrade(`${server.wsUrl}?token=${TOKEN}`, {})).toEqual({ status: 401, body: { error: 'Unauthorized' } });
   });
 
   it('is refused with 404 on another path', async () => {
     expect(await refusedUpgrade(server.wsUrl.replace('/ws/stream', '/ws/other'), AUTH)).toEqual({
       status: 404,
-      body: { error: 'Route GET /ws/other not found' },
+      body: { success: false, error: 'not_found', detail: 'trade serve only serves /v1/api/... and /ws/stream' },
     });
   });
 

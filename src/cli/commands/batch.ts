@@ -1,11 +1,14 @@
 /**
- * `trade batch`: NDJSON requests in the WebSocket RPC form, sent through one backend over one
- * connection with bounded concurrency, one JSON result line per input line, in input order.
- * After a transport failure nothing more is sent: the lines in flight are "unknown", the rest
- * "not sent", so a script knows exactly which orders to check.
+ * `trade batch`: NDJSON requests in the WebSocket RPC form (any operation of the table, by any
+ * of its WebSocket names), sent through one backend over one connection with bounded
+ * concurrency, one JSON result line per input line, in input order. On a remote backend requests
+ * are paced to the service's budget, and a line refused with 429 (nothing was executed) waits and
+ * is sent again. After a transport failure nothing more is sent: the lines in flight are
+ * "unknown", the rest "not sent", so a script knows exactly which orders to check.
  */
 import { readFile } from 'node:fs/promises';
 import { text } from 'node:stream/consumers';
+import { createPacer, MIN_RETRY_MS, type Pacer, SERVICE_BURST, SERVICE_RATE } from '../../backends/pacer.js';
 import type { Backend } from '../../backends/types.js';
 import {
   ConfigError,
@@ -18,27 +21,30 @@ import {
   UsageError,
   ValidationError,
 } from '../../order/errors.js';
-import { parseOrder, show } from '../../order/schema.js';
+import { show } from '../../order/schema.js';
+import { type ArgsOf, operationForWsName, type OperationName, OPERATIONS, parseArgs } from '../../service/operations.js';
 import { using, type CommandContext } from '../context.js';
 
 export interface BatchOptions {
   concurrency?: string;
+  rate?: string;
   progress?: boolean;
 }
 
-const APIS = { PlaceOrder: 'placeOrder', ReversePosition: 'reversePosition' } as const;
-type Api = keyof typeof APIS;
+/** How often one line is sent again after 429s before it is reported as rate limited. */
+export const MAX_RATE_RETRIES = 30;
 
 export interface BatchResult {
   line: number;
   id: unknown;
   status: number | null;
-  data: Record<string, unknown>;
+  /** The service's body, success or failure, exactly as it came. */
+  data: unknown;
   /** Present only when the order's fate is not known from the reply. */
   outcome?: 'unknown' | 'not-sent';
 }
 
-type Parsed = { ok: true; api: Api; args: unknown; id: unknown } | { ok: false; id: unknown; error: string };
+type Parsed = { ok: true; name: OperationName; args: unknown; id: unknown } | { ok: false; id: unknown; error: string };
 
 export function parseLine(raw: string): Parsed {
   let message: unknown;
@@ -54,9 +60,10 @@ export function parseLine(raw: string): Parsed {
   if (unknown.length > 0) return { ok: false, id, error: `Invalid request: ${unknown[0]}: is not a known field` };
   if (action !== undefined && action !== 'rpc')
     return { ok: false, id, error: `Invalid request: action: must be 'rpc' when given, got ${show(action)}` };
-  if (typeof api !== 'string' || !(api in APIS))
-    return { ok: false, id, error: `Invalid request: api: must be PlaceOrder or ReversePosition, got ${show(api)}` };
-  return { ok: true, api: api as Api, args, id };
+  const name = typeof api === 'string' ? operationForWsName(api) : undefined;
+  if (name === undefined)
+    return { ok: false, id, error: `Invalid request: api: must be one of ${Object.keys(OPERATIONS).join(', ')}, got ${show(api)}` };
+  return { ok: true, name, args, id };
 }
 
 function statusOf(error: TradeError): number | null {
@@ -69,7 +76,8 @@ function statusOf(error: TradeError): number | null {
 
 function failure(line: number, id: unknown, error: unknown): BatchResult {
   if (!(error instanceof TradeError)) throw error;
-  const result: BatchResult = { line, id, status: statusOf(error), data: { error: error.message } };
+  const data = error instanceof RejectedError ? error.body : { error: error.message };
+  const result: BatchResult = { line, id, status: statusOf(error), data };
   if (error instanceof NetworkError) result.outcome = error.outcomeUnknown ? 'unknown' : 'not-sent';
   return result;
 }
@@ -80,6 +88,36 @@ export function parseConcurrency(raw: string | undefined, backend: Backend['name
   if (!Number.isInteger(n) || n < 1 || n > 1024)
     throw new UsageError(`--concurrency must be a whole number from 1 to 1024, got '${raw}'`);
   return n;
+}
+
+/** `--rate N` requests per second (0: no pacing); by default the service's 3/s on a remote backend. */
+export function parseRate(raw: string | undefined, backend: Backend['name']): number {
+  if (raw === undefined) return backend === 'embedded' ? 0 : SERVICE_RATE;
+  const n = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(n) || n < 0 || n > 100_000)
+    throw new UsageError(`--rate must be a number of requests per second from 0 (no pacing) to 100000, got '${raw}'`);
+  return n;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * One request, paced; a 429 (nothing was executed, §7.2) waits for Retry-After, or until the
+ * bucket would hold a token and at least MIN_RETRY_MS, and sends the same request again. No
+ * other failure is ever sent again.
+ */
+async function paced<K extends OperationName>(backend: Backend, pacer: Pacer, name: K, args: ArgsOf<K>) {
+  for (let attempt = 0; ; attempt++) {
+    await pacer.take();
+    try {
+      return await backend.call(name, args);
+    } catch (error) {
+      if (!(error instanceof RateLimitedError) || attempt >= MAX_RATE_RETRIES) throw error;
+      pacer.drain();
+      const after = error.retryAfterSeconds === undefined ? 0 : error.retryAfterSeconds * 1000;
+      await sleep(Math.max(after, MIN_RETRY_MS, pacer.waitMs()));
+    }
+  }
 }
 
 async function readInput(ctx: CommandContext, file: string | undefined): Promise<string[]> {
@@ -121,6 +159,7 @@ export async function runBatch(ctx: CommandContext, file: string | undefined, op
   const lines = await readInput(ctx, file);
   const backend = await ctx.openBackend();
   const concurrency = parseConcurrency(options.concurrency, backend.name);
+  const pacer = createPacer(parseRate(options.rate, backend.name), SERVICE_BURST);
   const progress = options.progress !== false && ctx.io.stderr.isTTY ? await startProgress(ctx, lines.length) : undefined;
   const results: Array<BatchResult | undefined> = new Array(lines.length);
   let written = 0;
@@ -138,10 +177,10 @@ export async function runBatch(ctx: CommandContext, file: string | undefined, op
       return;
     }
     try {
-      const order = parseOrder(parsed.args);
+      const args = parseArgs(parsed.name, parsed.args, 'client');
       if (broken) throw broken;
-      const reply = await backend[APIS[parsed.api]](order);
-      results[index] = { line, id: parsed.id, status: 200, data: { orderId: reply.orderId, success: true } };
+      const reply = await paced(backend, pacer, parsed.name, args);
+      results[index] = { line, id: parsed.id, status: 200, data: reply.body };
     } catch (error) {
       if (broken && error === broken) {
         results[index] = { line, id: parsed.id, status: null, data: { error: 'Not sent: an earlier request failed in transport' }, outcome: 'not-sent' };

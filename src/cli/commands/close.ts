@@ -2,6 +2,7 @@ import { UsageError, parseAll } from '../../order/errors.js';
 import { parseAccountName, parseInstrument } from '../../order/schema.js';
 import { using, type CommandContext } from '../context.js';
 import { formatCloseResult } from '../format.js';
+import { showResolved } from './place.js';
 
 export interface CloseOptions {
   account?: string;
@@ -23,8 +24,9 @@ export async function runClose(ctx: CommandContext, options: CloseOptions): Prom
     [() => parseAccountName(rawAccount), () => parseInstrument(options.instrument)],
     { hint: "Nothing was sent. Run 'trade close --help' for examples." },
   );
+  showResolved(ctx, options.instrument, instrument);
   const backend = await ctx.openBackend();
-  const result = await using(backend, (b) => b.closePosition(account, instrument));
-  if (options.json) ctx.io.out(JSON.stringify({ closedPositions: result.closedPositions, success: true }));
+  const result = await using(backend, (b) => b.call('ClosePosition', { account, instrument }));
+  if (options.json) ctx.io.out(JSON.stringify(result.body));
   else for (const line of formatCloseResult(result, backend.label, ctx.io.color)) ctx.io.out(line);
 }

@@ -2,7 +2,7 @@
  * `trade doctor`: what this machine's trade would use and whether it works, without placing
  * anything. The backend and where that choice came from, where config and data live, the token
  * (masked, always), the embedded store's schema and contents, and for a remote backend one
- * authenticated read (http) or a ping (ws).
+ * authenticated read: GetAllPositions over HTTP or as a WebSocket RPC.
  */
 import { existsSync } from 'node:fs';
 import { dataDir } from '../../config/paths.js';
@@ -123,7 +123,7 @@ async function checkStore(file: string): Promise<{ store: StoreReport; check: Ch
 }
 
 function serviceCheck(probe: ProbeResult, profile: string): Check {
-  const request = probe.transport === 'http' ? `GET ${probe.url}` : `ping over ${probe.url}`;
+  const request = probe.transport === 'http' ? `GET ${probe.url}` : `GetAllPositions over ${probe.url}`;
   const timing = `${request}: ${probe.detail} in ${probe.ms} ms`;
   const login = `trade login${profile === 'default' ? '' : ` --profile ${profile}`}`;
   switch (probe.status) {
@@ -143,6 +143,14 @@ function serviceCheck(probe: ProbeResult, profile: string): Check {
         status: 'fail',
         message: `unreachable (${timing})`,
         hint: `Check ${probe.transport === 'http' ? 'base-url' : 'ws-url / base-url'} (\`trade config list\`) and that the service is running.`,
+        exitCode: ExitCode.network,
+      };
+    case 'disconnected':
+      return {
+        name: 'service',
+        status: 'fail',
+        message: `reachable, token accepted, but the trading platform is not connected (${timing})`,
+        hint: 'Start NinjaTrader and connect the add-on; until then no order can be placed.',
         exitCode: ExitCode.network,
       };
     case 'unexpected':
@@ -234,12 +242,6 @@ export async function collectDoctorReport(ctx: CommandContext): Promise<DoctorRe
     if (problem) checks.push(problem);
     else {
       checks.push({ name: 'config', status: 'pass', message: `${remote === 'http' ? 'base-url' : 'ws-url'} and token are set` });
-      if (remote === 'ws' && !settings.baseUrl)
-        checks.push({
-          name: 'config',
-          status: 'warn',
-          message: 'base-url is not set: `trade positions` and `trade orders` read over HTTP and need it',
-        });
       const { probeHttp, probeWs } = await import('../../backends/probe.js');
       const probe = remote === 'http'
         ? await probeHttp(url!, settings.token!, settings.timeoutMs)

@@ -1,8 +1,8 @@
-import type { Backend } from '../../backends/types.js';
+import type { Backend, CallResult } from '../../backends/types.js';
 import type { CommandContext } from '../context.js';
 import { using } from '../context.js';
 import { UsageError, ValidationError, type FieldIssue } from '../../order/errors.js';
-import { fieldError, parseOrder, type Order, type OrderType } from '../../order/schema.js';
+import { fieldError, parseOrder, printable, type Order, type OrderType } from '../../order/schema.js';
 import { FLAG_FOR, draftFromFlags, missingFields, type OrderDraft, type OrderFlagValues } from '../order-flags.js';
 import { confirmOrder, promptDraft, promptMode, type PromptFlags } from '../order-prompts.js';
 import { formatOrderResult } from '../format.js';
@@ -71,27 +71,38 @@ async function askForOrder(ctx: CommandContext, kind: OrderCommand, options: Ord
 export async function submitOrder(ctx: CommandContext, kind: OrderCommand, options: OrderCommandOptions): Promise<void> {
   const defaults = { account: await ctx.defaultAccount() };
   // A dry run never prompts and opens nothing: it only shows what the flags would send.
-  if (options.dryRun) return printDryRun(ctx, kind, orderFromFlags(kind, options, defaults), options.json ?? false);
+  if (options.dryRun) return printDryRun(ctx, kind, orderFromFlags(kind, options, defaults), options);
   const mode = promptMode(ctx.io, options, missingFields(draftFromFlags(options, defaults)).length);
   const fromFlags = mode === 'none' ? orderFromFlags(kind, options, defaults) : undefined;
   if (mode !== 'none') checkGivenFlags(kind, draftFromFlags(options));
   const backend = await ctx.openBackend();
   const { order, result } = await using(backend, async (b) => {
     const order = fromFlags ?? (await askForOrder(ctx, kind, options, b, mode === 'review'));
-    return { order, result: await (kind === 'place' ? b.placeOrder(order) : b.reversePosition(order)) };
+    showResolved(ctx, options.instrument, order.instrument);
+    return { order, result: (await b.call(OPERATION[kind], order)) as CallResult<'PlaceOrder'> };
   });
   if (options.json) {
-    ctx.io.out(JSON.stringify({ orderId: result.orderId, success: true }));
+    ctx.io.out(JSON.stringify(result.body));
     return;
   }
   for (const line of formatOrderResult(kind, order, result, backend.label, ctx.io.color)) ctx.io.out(line);
 }
 
-async function printDryRun(ctx: CommandContext, kind: OrderCommand, order: Order, json: boolean): Promise<void> {
-  const { previewOrder } = await import('../../backends/resolve.js');
-  const preview = previewOrder(await ctx.settings(), ctx.storeFile(), kind, order);
+const OPERATION = { place: 'PlaceOrder', reverse: 'ReversePosition' } as const;
+
+/** `ES1! → ES 03-26`: on stderr, when the contract was chosen from another form (§9). */
+export function showResolved(ctx: CommandContext, typed: string | undefined, resolved: string): void {
+  if (typed === undefined) return;
+  const plain = typed.trim().replace(/\s+/g, ' ').replace(/[a-z]+/g, (l) => l.toUpperCase());
+  if (plain !== resolved) ctx.io.err(ctx.io.errColor.dim(`${printable(typed.trim())} → ${resolved}`));
+}
+
+async function printDryRun(ctx: CommandContext, kind: OrderCommand, order: Order, options: OrderCommandOptions): Promise<void> {
+  const { previewCall } = await import('../../backends/resolve.js');
+  showResolved(ctx, options.instrument, order.instrument);
+  const preview = previewCall(await ctx.settings(), ctx.storeFile(), OPERATION[kind], order);
   ctx.io.err('Dry run — nothing was sent.');
-  if (json) {
+  if (options.json) {
     ctx.io.out(JSON.stringify(preview));
     return;
   }
@@ -102,8 +113,10 @@ async function printDryRun(ctx: CommandContext, kind: OrderCommand, order: Order
   }
   ctx.io.out(preview.transport === 'http' ? `${preview.method} ${preview.url}` : `WebSocket ${preview.url}`);
   for (const [name, value] of Object.entries(preview.headers)) ctx.io.out(`${name}: ${value}`);
+  const body = preview.transport === 'http' ? preview.body : preview.message;
+  if (body === undefined) return;
   ctx.io.out('');
-  ctx.io.out(JSON.stringify(preview.transport === 'http' ? preview.body : preview.message, null, 2));
+  ctx.io.out(JSON.stringify(body, null, 2));
 }
 
 export function runPlace(ctx: CommandContext, options: OrderCommandOptions): Promise<void> {

@@ -1,3 +1,6 @@
+import type { CallResult } from '../../backends/types.js';
+import { parseAll } from '../../order/errors.js';
+import { parseAccountName, parseInstrument } from '../../order/schema.js';
 import { using, type CommandContext } from '../context.js';
 import { formatPositions } from '../format.js';
 import { printTable } from '../io.js';
@@ -6,22 +9,40 @@ export interface ListOptions {
   account?: string;
   instrument?: string;
   json?: boolean;
-  /** positions only: include flat positions, to see the realized P&L of closed trades. */
+  /** positions: flat ones too (positions that had fills and are closed). */
   all?: boolean;
+  /** orders: working ones only. */
+  active?: boolean;
 }
 
-export async function runPositions(ctx: CommandContext, options: ListOptions): Promise<void> {
-  const account = await ctx.defaultAccount();
-  const backend = await ctx.openBackend();
-  const positions = await using(backend, (b) =>
-    b.listPositions({
-      account: options.account ?? account,
-      instrument: options.instrument?.toUpperCase(),
-      includeFlat: options.all,
-    }),
+/** The account and instrument filters, checked before anything is sent. */
+export async function listFilters(ctx: CommandContext, options: ListOptions, command: string): Promise<{ account?: string; instrument?: string }> {
+  const rawAccount = options.account ?? (await ctx.defaultAccount());
+  const [account, instrument] = parseAll<[string | undefined, string | undefined]>(
+    [
+      () => (rawAccount === undefined ? undefined : parseAccountName(rawAccount)),
+      () => (options.instrument === undefined ? undefined : parseInstrument(options.instrument)),
+    ],
+    { hint: `Nothing was sent. Run 'trade ${command} --help' for examples.` },
   );
+  return { account, instrument };
+}
+
+/**
+ * Lists positions: one account's (GetPositions) or every account's (GetAllPositions). An
+ * instrument filter is applied here, so `--json` is then the service's body with its list filtered.
+ */
+export async function runPositions(ctx: CommandContext, options: ListOptions): Promise<void> {
+  const { account, instrument } = await listFilters(ctx, options, 'positions');
+  const includeFlat = options.all === true ? true : undefined;
+  const backend = await ctx.openBackend();
+  const result = await using(backend, (b): Promise<CallResult<'GetPositions' | 'GetAllPositions'>> =>
+    account === undefined ? b.call('GetAllPositions', { includeFlat }) : b.call('GetPositions', { account, includeFlat }),
+  );
+  const positions = result.value.positions.filter((p) => instrument === undefined || p.instrument === instrument);
   if (options.json) {
-    ctx.io.out(JSON.stringify({ positions, success: true }));
+    const body = instrument === undefined ? result.body : { ...(result.body as object), positions, count: positions.length };
+    ctx.io.out(JSON.stringify(body));
     return;
   }
   printTable(ctx.io, formatPositions(positions, options.all, ctx.io.width));

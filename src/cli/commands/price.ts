@@ -14,9 +14,14 @@ export async function runPriceSet(ctx: CommandContext, rawInstrument: string, ra
     [() => parseInstrument(rawInstrument), () => parsePrice(numberOrText(rawPrice))],
     { hint: "Nothing was changed. Run 'trade price set --help' for examples." },
   );
-  const outcome = await using(await ctx.openEngine(), (engine) => engine.setPrice(instrument, price));
-  if (options.json) ctx.io.out(JSON.stringify({ ...outcome, success: true }));
-  else for (const line of formatPriceOutcome(outcome, ctx.io.color)) ctx.io.out(line);
+  const { ordersOf } = await import('../../engine/service.js');
+  // Brackets placed by the move are orders: shown in the service's Order shape.
+  const { outcome, brackets } = await using(await ctx.openEngine(), (engine) => {
+    const outcome = engine.setPrice(instrument, price);
+    return { outcome, brackets: ordersOf(engine, outcome.bracketOrders) };
+  });
+  if (options.json) ctx.io.out(JSON.stringify({ ...outcome, bracketOrders: brackets, success: true }));
+  else for (const line of formatPriceOutcome(outcome, brackets, ctx.io.color)) ctx.io.out(line);
 }
 
 export async function runPriceList(ctx: CommandContext, options: PriceOptions): Promise<void> {

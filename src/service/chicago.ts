@@ -1,0 +1,48 @@
+/**
+ * America/Chicago wall-clock time, where the service's sessions, DAY expiry, trading days and
+ * the times it writes live (§4.1, §8.1, §10). Intl supplies the daylight-saving rules; its
+ * formatter costs ~25 ms to build, so it is built on first use, never at import.
+ */
+
+const ZONE = 'America/Chicago';
+export const DAY_MS = 86_400_000;
+export const HOUR_MS = 3_600_000;
+
+let parts: Intl.DateTimeFormat | undefined;
+
+/** The wall clock in Chicago at an instant, as if it were UTC (milliseconds kept). */
+export function chicagoWallClock(instant: number): number {
+  parts ??= new Intl.DateTimeFormat('en-US', {
+    timeZone: ZONE,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+  });
+  const p = Object.fromEntries(parts.formatToParts(new Date(instant)).map((x) => [x.type, Number(x.value)]));
+  const ms = ((instant % 1000) + 1000) % 1000;
+  return Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!) + ms;
+}
+
+/** The instant Chicago's wall clock reads `wall` (a UTC-encoded wall time). */
+export function fromChicagoWallClock(wall: number): number {
+  let instant = wall;
+  // Two rounds settle the offset; the times asked for (16:00, 17:00) are never inside a DST change (02:00).
+  for (let i = 0; i < 2; i++) instant = wall - (chicagoWallClock(instant) - instant);
+  return instant;
+}
+
+/** `2026-03-18T09:30:00.0000000`: a time as the service writes it, Chicago wall clock, no offset. */
+export function serviceTime(iso: string): string {
+  const wall = new Date(chicagoWallClock(Date.parse(iso))).toISOString();
+  return `${wall.slice(0, 23)}0000`;
+}
+
+/** The start of the current trading day: 17:00 Chicago on the calendar day before `now`'s (§3.9). */
+export function tradingDayStart(now: Date): Date {
+  const day = Math.floor(chicagoWallClock(now.getTime()) / DAY_MS) * DAY_MS;
+  return new Date(fromChicagoWallClock(day - DAY_MS + 17 * HOUR_MS));
+}
