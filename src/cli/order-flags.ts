@@ -17,6 +17,7 @@ export interface OrderFlagValues {
   stopPrice?: string;
   ocoId?: string;
   strategy?: string;
+  orderId?: string;
 }
 
 export type OrderDraft = { [K in keyof Order]?: unknown };
@@ -33,6 +34,7 @@ export const FLAG_FOR: Record<keyof Order, string> = {
   stopPrice: '--stop-price',
   ocoId: '--oco-id',
   strategy: '--strategy',
+  orderId: '--order-id',
 };
 
 export const REQUIRED_FIELDS = ['account', 'instrument', 'action', 'quantity', 'orderType', 'timeInForce'] as const;
@@ -61,6 +63,7 @@ export function draftFromFlags(flags: OrderFlagValues, defaults: { account?: str
     stopPrice: numberOrText(flags.stopPrice),
     ocoId: flags.ocoId,
     strategy: flags.strategy,
+    orderId: flags.orderId,
   };
   for (const key of Object.keys(draft) as Array<keyof Order>) if (draft[key] === undefined) delete draft[key];
   return draft;

@@ -25,6 +25,7 @@ function addOrderOptions(command: Command): Command {
     .option('--stop-price <price>', 'stop price, for STOPMARKET and STOPLIMIT')
     .option('--oco-id <id>', 'OCO group id: orders sharing it cancel each other')
     .option('--strategy <name>', 'ATM strategy template name')
+    .option('--order-id <id>', "your own id for the order (1-64 of A-Z a-z 0-9 . _ : -): a second order with it is refused, so a resend after 'outcome unknown' is safe")
     .option('--dry-run', 'print exactly what would be sent (token masked) and send nothing; never prompts')
     .option('--json', 'print the service response body as JSON on stdout')
     .option('-y, --yes', 'send without the confirm that follows the prompts')

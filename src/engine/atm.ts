@@ -64,7 +64,7 @@ export function placeBrackets(core: Core, entry: OrderRow, price: number, time: 
     action: (entry.action === 'BUY' ? 'SELL' : 'BUY') as Action,
     quantity: entry.quantity,
     timeInForce: entry.time_in_force,
-    ocoId: `ATM-${entry.id}`,
+    ocoId: `ATM-${entry.order_id}`,
     strategy: null,
     parentId: entry.id,
     atmStopLossTicks: null,
@@ -72,8 +72,10 @@ export function placeBrackets(core: Core, entry: OrderRow, price: number, time: 
     atmTickSize: null,
     now: time,
   };
-  const stop = { ...common, id: core.makeId(), orderType: 'STOPMARKET' as const, limitPrice: null, stopPrice, origin: 'atm-stop-loss' as const };
-  const target = { ...common, id: core.makeId(), orderType: 'LIMIT' as const, limitPrice: targetPrice, stopPrice: null, origin: 'atm-profit-target' as const };
+  const stopId = core.makeId();
+  const targetId = core.makeId();
+  const stop = { ...common, id: stopId, orderId: stopId, orderType: 'STOPMARKET' as const, limitPrice: null, stopPrice, origin: 'atm-stop-loss' as const };
+  const target = { ...common, id: targetId, orderId: targetId, orderType: 'LIMIT' as const, limitPrice: targetPrice, stopPrice: null, origin: 'atm-profit-target' as const };
   core.q.insertOrder.run(stop);
   core.q.insertOrder.run(target);
   return [core.q.orderById.get(stop.id)!, core.q.orderById.get(target.id)!];

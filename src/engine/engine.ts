@@ -98,7 +98,7 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
   const place = write((time, order: Order) => {
     const effects = newEffects();
     const record = placeOrder(core, { ...order, account: resolveAccount(order.account) }, 'client', time, effects);
-    return { ...effects, orderId: record.id, order: record };
+    return { ...effects, orderId: record.orderId, order: record };
   });
 
   const reverse = write((time, order: Order) => {
@@ -112,7 +112,7 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
     const effects = newEffects();
     const closingOrder = closeOpenPosition(core, position, 'reverse-close', time, effects);
     const record = placeOrder(core, { ...order, account }, 'client', time, effects);
-    return { ...effects, orderId: record.id, order: record, closingOrder, closed: toPosition(position) };
+    return { ...effects, orderId: record.orderId, order: record, closingOrder, closed: toPosition(position) };
   });
 
   const close = write((time, accountName: string, instrument: string) => {
@@ -123,15 +123,20 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
     return { ...effects, closingOrder, closed: toPosition(position) };
   });
 
+  /** An order by the service's id: in the account when one is given, else the oldest with that id. */
+  function findRow(orderId: string, accountName: string | undefined): OrderRow | undefined {
+    if (accountName === undefined) return q.ordersByOrderId.get(orderId);
+    return q.orderByOrderId.get(resolveAccount(accountName), orderId);
+  }
+
   const cancel = write((time, accountName: string | undefined, orderId: string) => {
-    const account = accountName === undefined ? undefined : resolveAccount(accountName);
-    const row = q.orderById.get(orderId);
-    if (!row || row.state !== 'WORKING' || (account !== undefined && row.account !== account)) {
+    const row = findRow(orderId, accountName);
+    if (!row || row.state !== 'WORKING') {
       throw new RejectedError(`Order linked to '${orderId}' not found or already terminal.`, { code: 'order_not_found' });
     }
     const effects = newEffects();
     cancelWithGroup(core, row, time, effects);
-    return { orderId, order: toOrder(q.orderById.get(orderId)!), cancelledOrderIds: effects.cancelledOrderIds };
+    return { orderId, order: toOrder(q.orderById.get(row.id)!), cancelledOrderIds: effects.cancelledOrderIds };
   });
 
   const setPrice = write((time, instrument: string, price: number) => {
@@ -198,9 +203,12 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
     },
     getOrder(orderId, account) {
       fresh();
-      const row = q.orderById.get(orderId);
-      if (!row || (account !== undefined && row.account !== resolveAccount(account))) return undefined;
-      return toOrder(row);
+      const row = findRow(orderId, account);
+      return row && toOrder(row);
+    },
+    orderRecord(id) {
+      const row = q.orderById.get(id);
+      return row && toOrder(row);
     },
     getPosition(account, instrument) {
       const row = q.position.get(resolveAccount(account), instrument);

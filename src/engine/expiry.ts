@@ -36,5 +36,5 @@ export function expireDayOrders(core: Core, now: Date, effects: Effects): string
   const expired = due(core, now).filter(({ row, end }) => core.q.finish.run('EXPIRED', end.toISOString(), row.id).changes > 0);
   // Siblings whose own session also ended were expired above; only the others are cancelled.
   for (const { row, end } of expired) cancelSiblings(core, row, end.toISOString(), effects);
-  return expired.map(({ row }) => row.id);
+  return expired.map(({ row }) => row.order_id);
 }

@@ -20,7 +20,7 @@ export function fillOrder(core: Core, row: OrderRow, price: number | null, time:
   if (q.markFilled.run(price, time, row.id).changes === 0) return [];
   q.insertFill.run(row.id, row.account, row.instrument, row.action, row.quantity, price, time);
   effects.fills.push({
-    orderId: row.id,
+    orderId: row.order_id,
     account: row.account,
     instrument: row.instrument,
     action: row.action,
@@ -81,7 +81,7 @@ export function work(core: Core, pending: Pending[], to: number, time: string, e
     if (match === null) continue;
     if (match.kind === 'trigger') {
       core.q.markTriggered.run(time, row.id);
-      effects.triggeredOrderIds.push(row.id);
+      effects.triggeredOrderIds.push(row.order_id);
       continue;
     }
     for (const bracket of fillOrder(core, row, match.price, time, effects)) queue.push({ id: bracket.id, from: match.price });

@@ -25,13 +25,13 @@ export function cancelSiblings(core: Core, row: OrderRow, time: string, effects:
   for (const sibling of core.q.ocoGroup.all(row.account, row.oco_id)) {
     if (sibling.id === row.id || sibling.state !== 'WORKING') continue;
     core.q.finish.run('CANCELLED', time, sibling.id);
-    effects.cancelledOrderIds.push(sibling.id);
+    effects.cancelledOrderIds.push(sibling.order_id);
   }
 }
 
 /** Cancels a working order and, through its OCO group, its siblings. */
 export function cancelWithGroup(core: Core, row: OrderRow, time: string, effects: Effects): void {
   if (core.q.finish.run('CANCELLED', time, row.id).changes === 0) return;
-  effects.cancelledOrderIds.push(row.id);
+  effects.cancelledOrderIds.push(row.order_id);
   cancelSiblings(core, row, time, effects);
 }

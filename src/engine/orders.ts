@@ -14,6 +14,11 @@ import type { Effects, OrderOrigin, OrderRecord } from './types.js';
 
 /** Checks an order (its account already canonical) and builds its row. Throws RejectedError. */
 function prepare(core: Core, order: Order, origin: OrderOrigin, time: string, last: number | undefined): NewOrderRow {
+  if (order.orderId !== undefined && core.q.orderByOrderId.get(order.account, order.orderId)) {
+    throw new RejectedError(`Invalid request: orderId: '${order.orderId}' is already used in account '${order.account}'`, {
+      code: 'duplicate_order_id',
+    });
+  }
   const template = order.strategy === undefined ? undefined : findTemplate(core, order.strategy);
   if (order.ocoId !== undefined) assertOcoIdUsable(core, order.account, order.ocoId);
   if (template && order.orderType === 'MARKET' && last === undefined) {
@@ -29,8 +34,10 @@ function prepare(core: Core, order: Order, origin: OrderOrigin, time: string, la
       { code: 'stop_wrong_side' },
     );
   }
+  const id = core.makeId();
   return {
-    id: core.makeId(),
+    id,
+    orderId: order.orderId ?? id,
     account: order.account,
     instrument: order.instrument,
     action: order.action,

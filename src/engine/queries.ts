@@ -6,6 +6,8 @@ import type { AtmTemplate, FillRecord, OrderOrigin, OrderRecord, OrderState, Pos
 export interface OrderRow {
   seq: number;
   id: string;
+  /** The service's id: the client's own, or the row's id. */
+  order_id: string;
   account: string;
   instrument: string;
   action: Action;
@@ -60,6 +62,7 @@ export interface TemplateRow {
 /** What a new order row needs; the rest has defaults. */
 export interface NewOrderRow {
   id: string;
+  orderId: string;
   account: string;
   instrument: string;
   action: Action;
@@ -81,6 +84,7 @@ export interface NewOrderRow {
 export function toOrder(row: OrderRow): OrderRecord {
   const order: OrderRecord = {
     id: row.id,
+    orderId: row.order_id,
     account: row.account,
     instrument: row.instrument,
     action: row.action,
@@ -162,14 +166,18 @@ export function prepareQueries(db: Db) {
     accounts: () => db.prepare<[], { name: string }>('SELECT name FROM accounts ORDER BY name COLLATE NOCASE'),
     addAccount: () => db.prepare<[string, string]>('INSERT INTO accounts(name, created_at) VALUES (?, ?)'),
     insertOrder: () => db.prepare<[NewOrderRow]>(
-      `INSERT INTO orders (id, account, instrument, action, quantity, order_type, time_in_force,
+      `INSERT INTO orders (id, order_id, account, instrument, action, quantity, order_type, time_in_force,
          limit_price, stop_price, oco_id, strategy, state, origin, parent_id,
          atm_stop_loss_ticks, atm_profit_target_ticks, atm_tick_size, created_at, updated_at)
-       VALUES (@id, @account, @instrument, @action, @quantity, @orderType, @timeInForce,
+       VALUES (@id, @orderId, @account, @instrument, @action, @quantity, @orderType, @timeInForce,
          @limitPrice, @stopPrice, @ocoId, @strategy, 'WORKING', @origin, @parentId,
          @atmStopLossTicks, @atmProfitTargetTicks, @atmTickSize, @now, @now)`,
     ),
     orderById: () => db.prepare<[string], OrderRow>('SELECT * FROM orders WHERE id = ?'),
+    /** By the service's id in one account (unique there). */
+    orderByOrderId: () => db.prepare<[string, string], OrderRow>('SELECT * FROM orders WHERE account = ? AND order_id = ?'),
+    /** By the service's id in any account, oldest first. */
+    ordersByOrderId: () => db.prepare<[string], OrderRow>('SELECT * FROM orders WHERE order_id = ? ORDER BY seq'),
     markFilled: () => db.prepare<[number | null, string, string]>(
       `UPDATE orders SET state = 'FILLED', filled_quantity = quantity, avg_fill_price = ?, updated_at = ?
        WHERE id = ? AND state = 'WORKING'`,

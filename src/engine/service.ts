@@ -61,14 +61,13 @@ export function pointValue(instrument: string): number {
   return contractSpec(instrument.split(' ')[0]!)?.pointValue ?? 1;
 }
 
-/** An engine record as the service's Order. `ownerName` is the ATM template of a bracket's entry. */
-export function toOrderObject(order: OrderRecord, ownerName?: string): OrderObject {
-  const atmName = order.strategy ?? ownerName;
-  const ownerId = order.strategy !== undefined ? order.id : order.parentOrderId;
+/** An engine record as the service's Order; `entry` is a bracket's ATM entry, which owns it. */
+export function toOrderObject(order: OrderRecord, entry?: OrderRecord): OrderObject {
+  const owner = order.strategy !== undefined ? order : entry;
   return {
     account: order.account,
-    orderId: order.id,
-    id: order.id,
+    orderId: order.orderId,
+    id: order.orderId,
     instrument: order.instrument,
     instrumentType: 'Future',
     orderType: ntSpelling(order.orderType) as NtOrderType,
@@ -86,7 +85,8 @@ export function toOrderObject(order: OrderRecord, ownerName?: string): OrderObje
     oco: order.ocoId ?? '',
     ocoId: order.ocoId ?? '',
     orderAction: ntSpelling(order.action) as OrderAction,
-    ownerStrategy: atmName !== undefined && ownerId !== undefined ? { id: ownerId, name: atmName, displayName: atmName } : null,
+    ownerStrategy:
+      owner?.strategy === undefined ? null : { id: owner.orderId, name: owner.strategy, displayName: owner.strategy },
     stopPrice: order.stopPrice ?? 0,
     stopPriceChanged: 0,
     time: serviceTime(order.createdAt),
@@ -118,8 +118,7 @@ export function ordersOf(engine: Engine, records: OrderRecord[]): OrderObject[] 
   const byId = new Map(records.map((r) => [r.id, r]));
   return records.map((r) => {
     if (r.parentOrderId === undefined) return toOrderObject(r);
-    const entry = byId.get(r.parentOrderId) ?? engine.getOrder(r.parentOrderId);
-    return toOrderObject(r, entry?.strategy);
+    return toOrderObject(r, byId.get(r.parentOrderId) ?? engine.orderRecord(r.parentOrderId));
   });
 }
 
@@ -186,7 +185,7 @@ export const SIMULATOR: { [K in OperationName]: Handler<K> } = {
   },
   GetOrderStatus(engine, args) {
     const order = findOrder(engine, args);
-    return ok({ status: STATE[order.state], orderId: order.id });
+    return ok({ status: STATE[order.state], orderId: order.orderId });
   },
   GetPosition(engine, { account, instrument }) {
     const name = engine.resolveAccount(account);

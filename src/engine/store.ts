@@ -107,6 +107,14 @@ export const MIGRATIONS: readonly string[] = [
   DROP TABLE positions;
   ALTER TABLE positions_v3 RENAME TO positions;
   `,
+  // 4: the service's order id, which a client may choose (service-reference.md §1.6): unique per
+  // account, so two accounts may each have an 'ex-1'. The row's own id stays the key that fills,
+  // brackets and OCO links use.
+  `
+  ALTER TABLE orders ADD COLUMN order_id TEXT;
+  UPDATE orders SET order_id = id;
+  CREATE UNIQUE INDEX orders_by_order_id ON orders(account, order_id);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

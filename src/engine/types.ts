@@ -8,7 +8,10 @@ export type OrderState = 'WORKING' | 'FILLED' | 'CANCELLED' | 'EXPIRED';
 export type OrderOrigin = 'client' | 'reverse-close' | 'close' | 'atm-stop-loss' | 'atm-profit-target';
 
 export interface OrderRecord {
+  /** The engine's own key for the order. */
   id: string;
+  /** The service's id (§1.6): the client's own `orderId`, else the same as `id`. */
+  orderId: string;
   account: string;
   instrument: string;
   action: Action;
@@ -44,6 +47,7 @@ export interface PositionRecord {
 }
 
 export interface FillRecord {
+  /** The service's id of the order filled. */
   orderId: string;
   account: string;
   instrument: string;
@@ -146,8 +150,10 @@ export interface Engine {
   listPrices(): PriceRecord[];
   lastPrice(instrument: string): number | undefined;
   listOrders(filter?: OrderListFilter): OrderRecord[];
-  /** One order by id; with an account, only when it is in that account. */
+  /** One order by the service's id; with an account, only in that account (else the oldest with that id). */
   getOrder(orderId: string, account?: string): OrderRecord | undefined;
+  /** One order by the engine's own id (`OrderRecord.id`, `parentOrderId`). */
+  orderRecord(id: string): OrderRecord | undefined;
   listPositions(filter?: PositionFilter): PositionRecord[];
   getPosition(account: string, instrument: string): PositionRecord | undefined;
   listFills(filter?: OrderFilter): FillRecord[];

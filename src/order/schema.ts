@@ -123,7 +123,19 @@ export function nameField(what: string) {
     .refine((s) => s.trim() === s, { error: 'must not start or end with spaces' });
 }
 
-/** The order request body of the service (section 2.2). */
+/** Words that are path segments under `/orders` and so cannot be an order id (§1.6). */
+const ROUTE_WORDS = new Set(['place', 'flatplace', 'cancel', 'cancel_and_bracket']);
+
+/**
+ * A client's own order id (§1.6): 1–64 of `A–Z a–z 0–9 . _ : -`, case-sensitive, not a route
+ * word. Unique per account: placing it twice is refused, which makes a resend safe.
+ */
+export const clientOrderIdField = z
+  .string({ error: (iss) => `must be a string of 1-64 characters (A-Z a-z 0-9 . _ : -), got ${show(iss.input)}` })
+  .regex(/^[A-Za-z0-9._:-]{1,64}$/, { error: (iss) => `must be 1-64 characters of A-Z a-z 0-9 . _ : -, got ${show(iss.input)}` })
+  .refine((id) => !ROUTE_WORDS.has(id), { error: (iss) => `${show(iss.input)} is a word of the service's paths; choose another id` });
+
+/** The order request body of the service (section 2.2, and PlaceOrder's `orderId` of §3.1). */
 export const orderBodyShape = {
   instrument: instrumentField,
   action: upperEnum(ACTIONS),
@@ -134,6 +146,7 @@ export const orderBodyShape = {
   stopPrice: priceField.optional(),
   ocoId: nameField('string').optional(),
   strategy: nameField('string').optional(),
+  orderId: clientOrderIdField.optional(),
 };
 
 export const orderBodySchema = z.strictObject(orderBodyShape);
@@ -325,6 +338,7 @@ export function describeOrder(order: OrderBody): string {
   parts.push(order.timeInForce);
   if (order.ocoId !== undefined) parts.push(`OCO ${order.ocoId}`);
   if (order.strategy !== undefined) parts.push(`ATM ${order.strategy}`);
+  if (order.orderId !== undefined) parts.push(`id ${order.orderId}`);
   return parts.join(' ');
 }
 

@@ -25,7 +25,7 @@ describe('trade batch on the embedded engine', () => {
     const input = [
       place('a'),
       '{not json',
-      JSON.stringify({ api: 'Cancel', id: 'c', args: args() }),
+      JSON.stringify({ api: 'CancelEverything', id: 'c', args: args() }),
       place('b', { quantity: 0 }),
       JSON.stringify({ api: 'ReversePosition', id: 'r', args: args({ action: 'Sell', quantity: 2, orderType: 'Market', timeInForce: 'Gtc' }) }),
       JSON.stringify({ api: 'ReversePosition', id: 'nq', args: args({ instrument: 'NQ 12-25' }) }),
@@ -39,13 +39,31 @@ describe('trade batch on the embedded engine', () => {
     ]);
     expect(out[0].data).toEqual({ orderId: expect.stringMatching(/^[0-9a-f]{32}$/), success: true });
     expect(out[1].data).toEqual({ error: 'Invalid request: the line is not valid JSON' });
-    expect(out[2].data).toEqual({ error: "Invalid request: api: must be PlaceOrder or ReversePosition, got 'Cancel'" });
+    expect(out[2].data).toEqual({ error: expect.stringMatching(/^Invalid request: api: must be one of PlaceOrder, ReversePosition, Cancel, .*, got 'CancelEverything'$/) });
     expect(out[3].data).toEqual({ error: 'Invalid request: quantity: must be at least 1, got 0' });
     expect(out[5].data).toEqual({ error: "No position found for instrument 'NQ 12-25' in account 'Sim101'" });
-    expect(out[6].data).toEqual({ error: "Account 'Ghost' not found" });
+    expect(out[6].data).toEqual({ success: false, error: 'invalid_account', detail: 'Account Ghost not found' });
     expect(result.stderr).toBe('Error: Batch of 7 lines: 2 succeeded, 5 rejected.\n');
     const positions = JSON.parse((await runBin(['positions', '--json'], env)).stdout).positions;
-    expect(positions).toEqual([expect.objectContaining({ instrument: 'ES 09-25', quantity: -2 })]);
+    expect(positions).toEqual([expect.objectContaining({ instrument: 'ES 09-25', marketPosition: 'Short', quantity: 2 })]);
+  });
+
+  it('takes every operation of the table by its WebSocket name, aliases included, and reads come back as data', async () => {
+    const input = [
+      place('p', { orderType: 'LIMIT', limitPrice: 4000, timeInForce: 'GTC' }),
+      JSON.stringify({ api: 'ListOrders', id: 'l', args: { account: 'Sim101', activeOnly: true } }),
+      JSON.stringify({ api: 'GetPosition', id: 'g', args: { account: 'Sim101', instrument: 'ES 09-25' } }),
+      JSON.stringify({ api: 'GetAllPositions', id: 'a', args: { includeFlat: 'yes' } }),
+    ].join('\n');
+    const result = await runBin(['batch', '-'], env, `${input}\n`);
+    const out = results(result.stdout);
+    expect(out.map((r) => [r.id, r.status])).toEqual([['p', 200], ['l', 200], ['g', 200], ['a', 400]]);
+    expect(out[1].data).toMatchObject({ count: 1, orders: [{ orderId: out[0].data.orderId, orderState: 'Working' }] });
+    expect(out[2].data).toMatchObject({ marketPosition: 'Flat', quantity: 0, success: true });
+    expect(out[3].data).toEqual({ error: "Invalid request: includeFlat: must be true or false (or 1 or 0), got 'yes'" });
+    // Cancel by the id the batch itself was given.
+    const cancel = JSON.stringify({ api: 'CancelOrder', id: 'c', args: { account: 'Sim101', orderId: out[0].data.orderId } });
+    expect(results((await runBin(['batch', '-'], env, `${cancel}\n`)).stdout)[0]).toMatchObject({ status: 200, data: { orderId: out[0].data.orderId } });
   });
 
   it('reads a file, exits 0 when every line succeeds, and stores every order', async () => {
@@ -55,8 +73,8 @@ describe('trade batch on the embedded engine', () => {
     expect(result).toMatchObject({ code: 0, stderr: '' });
     const out = results(result.stdout);
     expect(out.map((r) => r.id)).toEqual(Array.from({ length: 50 }, (_, i) => i));
-    const orders = JSON.parse((await runBin(['orders', '--json'], env)).stdout).orders;
-    expect(orders.map((o: { id: string }) => o.id)).toEqual(out.map((r) => r.data.orderId));
+    const orders = JSON.parse((await runBin(['orders', '--account', 'Sim101', '--json'], env)).stdout).orders;
+    expect(orders.map((o: { orderId: string }) => o.orderId)).toEqual(out.map((r) => r.data.orderId));
   });
 
   it('refuses a bad --concurrency and a missing file with exit 2', async () => {
@@ -67,7 +85,8 @@ describe('trade batch on the embedded engine', () => {
   });
 
   it('parses the RPC form, with or without action:"rpc"', () => {
-    expect(parseLine('{"action":"rpc","id":"x","api":"PlaceOrder","args":{}}')).toEqual({ ok: true, api: 'PlaceOrder', args: {}, id: 'x' });
+    expect(parseLine('{"action":"rpc","id":"x","api":"PlaceOrder","args":{}}')).toEqual({ ok: true, name: 'PlaceOrder', args: {}, id: 'x' });
+    expect(parseLine('{"api":"CancelOrder","args":{}}')).toEqual({ ok: true, name: 'Cancel', args: {}, id: null });
     expect(parseLine('{"api":"PlaceOrder","args":{},"extra":1}')).toMatchObject({ ok: false, error: 'Invalid request: extra: is not a known field' });
     expect(parseLine('[1]')).toMatchObject({ ok: false, error: 'Invalid request: the line must be a JSON object, got an array' });
   });

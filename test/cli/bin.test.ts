@@ -30,9 +30,9 @@ describe('bin/trade.js', () => {
     expect(reversed.code).toBe(0);
     const { orderId } = JSON.parse(reversed.stdout);
     const positions = JSON.parse((await runBin(['positions', '--json'], env)).stdout);
-    expect(positions.positions).toEqual([expect.objectContaining({ instrument: 'ES 09-25', quantity: -2 })]);
-    const orders = JSON.parse((await runBin(['orders', '--json'], env)).stdout).orders;
-    expect(orders.at(-1).id).toBe(orderId);
+    expect(positions.positions).toEqual([expect.objectContaining({ instrument: 'ES 09-25', marketPosition: 'Short', quantity: 2 })]);
+    const orders = JSON.parse((await runBin(['orders', '--account', 'Sim101', '--json'], env)).stdout).orders;
+    expect(orders.at(-1)).toMatchObject({ orderId, orderAction: 'Sell', quantity: 2, orderState: 'Filled' });
   });
 
   it('trades a bracket with the new commands: atm, price, place, close', async () => {

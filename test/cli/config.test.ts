@@ -207,7 +207,8 @@ describe('remote backends from the CLI', () => {
       headers: { Authorization: `Bearer ${MASKED}` },
       message: {
         action: 'rpc', id: '1', api: 'ReversePosition',
-        args: { account: 'Sim101', instrument: 'ES 09-25', action: 'BUY', quantity: 1, orderType: 'MARKET', timeInForce: 'DAY' },
+        // NinjaTrader spelling over WebSocket, as the API's only example writes it (§1.5).
+        args: { account: 'Sim101', instrument: 'ES 09-25', action: 'Buy', quantity: 1, orderType: 'Market', timeInForce: 'Day' },
       },
     });
     const embedded = await runBin(['place', ...orderArgs(), '--dry-run'], env);

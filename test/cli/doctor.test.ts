@@ -155,7 +155,7 @@ describe('trade doctor on remote backends', () => {
     const result = await cli(['doctor'], http({ TRADE_TOKEN: 'wrong-token-0000000000' }));
     expect(result.code).toBe(3);
     expect(result.stdout).toMatch(
-      /\n✖ service   reachable, but the token was refused \(GET \S+\/v1\/api\/positions: Invalid bearer token in \d+ ms\)\n {12}Set a valid token with `trade login` \(or TRADE_TOKEN\)\.\n/,
+      /\n✖ service   reachable, but the token was refused \(GET \S+\/v1\/api\/positions: Unauthorized in \d+ ms\)\n {12}Set a valid token with `trade login` \(or TRADE_TOKEN\)\.\n/,
     );
     expect(result.stdout).not.toContain('wrong-token-0000000000');
     expect(result.stderr).toBe('Error: 1 check failed: service\n');
@@ -187,17 +187,19 @@ describe('trade doctor on remote backends', () => {
     expect(clear.report.checks[0].message).toBe('Refusing to send the token in clear text to trading.example.com over http://.');
   });
 
-  it('ws: the upgrade takes the token and a ping gets a pong; exit 0', async () => {
+  it('ws: the upgrade takes the token and a read-only RPC is answered; exit 0', async () => {
     const result = await cli(['doctor'], ws());
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('  backend   ws (TRADE_BACKEND)\n');
-    expect(result.stdout).toMatch(new RegExp(`\\n✔ service   reachable, token accepted \\(ping over ${server.wsUrl}: pong in \\d+ ms\\)\\n`));
+    expect(result.stdout).toMatch(
+      new RegExp(`\\n✔ service   reachable, token accepted \\(GetAllPositions over ${server.wsUrl}: GetAllPositions answered in \\d+ ms\\)\\n`),
+    );
   });
 
   it('ws with a wrong token: the upgrade is refused, exit 3', async () => {
     const { code, report } = await doctorJson(ws({ TRADE_TOKEN: 'wrong-token-0000000000' }));
     expect(code).toBe(3);
-    expect(report.service).toMatchObject({ transport: 'ws', status: 'auth-refused', httpStatus: 401, detail: 'Invalid bearer token' });
+    expect(report.service).toMatchObject({ transport: 'ws', status: 'auth-refused', httpStatus: 401, detail: 'Unauthorized' });
   });
 
   it('ws to a closed port: unreachable, exit 4', async () => {
@@ -207,9 +209,10 @@ describe('trade doctor on remote backends', () => {
     expect(report.service).toMatchObject({ transport: 'ws', url: `ws://127.0.0.1:${port}/ws/stream`, status: 'unreachable', detail: 'ECONNREFUSED' });
   });
 
-  it('ws without base-url works, with a warning that positions and orders need it', async () => {
+  it('ws needs no base-url: every operation, reads included, goes over the WebSocket', async () => {
     const result = await cli(['doctor'], { TRADE_BACKEND: 'ws', TRADE_WS_URL: server.wsUrl, TRADE_TOKEN: TOKEN });
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('! config    base-url is not set: `trade positions` and `trade orders` read over HTTP and need it\n');
+    expect(result.stdout).toContain('  base-url  not set\n');
+    expect(result.stdout).not.toContain('!');
   });
 });

@@ -106,19 +106,19 @@ describe('width', () => {
   it('the orders table leaves out its least needed columns to fit a terminal, and says which', async () => {
     const placed = await cliAt(['place', ...orderArgs(), '--json'], {}, { tty: false });
     const { orderId } = JSON.parse(placed.stdout);
-    const at80 = await cliAt(['orders'], { NO_COLOR: '1' }, { tty: true, columns: 80 });
+    const at80 = await cliAt(['orders', '--account', 'Sim101'], { NO_COLOR: '1' }, { tty: true, columns: 80 });
     expect(at80.code).toBe(0);
     const lines = at80.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe('ORDER ID                          INSTRUMENT  ACTION  QTY  TYPE    STATE');
-    expect(lines[1]).toBe(`${orderId}  ES 09-25    BUY     1    MARKET  FILLED`);
+    expect(lines[1]).toBe(`${orderId}  ES 09-25    BUY     1    MARKET  Filled`);
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
     expect(at80.stderr).toContain(
-      'Not shown, to fit the terminal: CREATED, TIF, FILLED, AVG FILL, STOP, LIMIT, ACCOUNT (widen it, or use --json).\n',
+      'Not shown, to fit the terminal: TIME, TIF, FILLED, AVG FILL, STOP, LIMIT, ACCOUNT (widen it, or use --json).\n',
     );
     // Piped, nothing is left out, whatever COLUMNS says.
-    const piped = await cliAt(['orders'], { COLUMNS: '80' }, { tty: false });
+    const piped = await cliAt(['orders', '--account', 'Sim101'], { COLUMNS: '80' }, { tty: false });
     expect(piped.stdout.split('\n')[0]).toBe(
-      'ORDER ID                          ACCOUNT  INSTRUMENT  ACTION  QTY  TYPE    LIMIT  STOP  TIF  STATE   FILLED  AVG FILL  CREATED',
+      'ORDER ID                          ACCOUNT  INSTRUMENT  ACTION  QTY  TYPE    LIMIT  STOP  TIF  STATE   FILLED  AVG FILL  TIME',
     );
     expect(piped.stderr).not.toContain('Not shown');
   });

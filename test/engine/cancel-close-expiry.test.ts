@@ -38,7 +38,7 @@ describe('cancelOrder', () => {
   });
 
   it('refuses an unknown account', () => {
-    expect(rejection(() => t.engine.cancelOrder('Ghost', 'x')).message).toBe("Account 'Ghost' not found");
+    expect(rejection(() => t.engine.cancelOrder('Ghost', 'x')).message).toBe('Account Ghost not found');
   });
 });
 

@@ -100,7 +100,7 @@ describe('accounts', () => {
       }
     })();
     expect(error).toBeInstanceOf(RejectedError);
-    expect((error as RejectedError).message).toBe("Account 'Nope' not found");
+    expect((error as RejectedError).message).toBe('Account Nope not found');
     expect((error as RejectedError).status).toBe(404);
     expect(snapshot()).toEqual(before);
   });

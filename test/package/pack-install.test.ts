@@ -192,8 +192,8 @@ describe('the installed package', () => {
     expect(placed.code).toBe(0);
     expect(placed.stdout).toMatch(/^Placed BUY 1 ES 09-25 MARKET DAY\n {2}order id {2}[0-9a-f]{32}\n/);
     expect(placed.stdout).toContain(`backend   embedded (${join(home, 'data', 'trade.db')})`);
-    const orders = await runInstalled(['orders', '--json'], home);
-    expect(JSON.parse(orders.stdout).orders).toEqual([expect.objectContaining({ instrument: 'ES 09-25', action: 'BUY', state: 'FILLED' })]);
+    const orders = await runInstalled(['orders', '--account', 'Sim101', '--json'], home);
+    expect(JSON.parse(orders.stdout).orders).toEqual([expect.objectContaining({ instrument: 'ES 09-25', orderAction: 'Buy', orderState: 'Filled' })]);
     const doctor = await runInstalled(['doctor'], home);
     expect(doctor.code).toBe(0);
     expect(doctor.stdout).toContain(

@@ -6,6 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Env } from '../../src/config/paths.js';
+import { MAX_RATE_RETRIES } from '../../src/cli/commands/batch.js';
 import { orderArgs, runBin, tempHome } from '../helpers/cli.js';
 import { type CountingServer, hostileHttpServer, json, ORDER_ID, trickle } from '../helpers/hostile.js';
 
@@ -42,6 +43,12 @@ beforeAll(async () => {
     escapes: (_req, res) => json(res, 400, { error: `\u001b]0;owned\u0007\u001b[2J\u202eRejected: ${'x'.repeat(5000)}` }),
     unauthorized: (_req, res) => json(res, 401, { error: 'Unauthorized' }),
     limited: (_req, res) => json(res, 429, { error: 'Rate limit exceeded' }, { 'retry-after': '7' }),
+    // Limited on the first request of each account, then served: what a burst over the budget sees.
+    flaky: (req, res) =>
+      server.count(decodeURIComponent(req.url!.split('/')[4]!)) === 1
+        ? json(res, 429, { error: 'Rate limit exceeded' })
+        : json(res, 200, { orderId: ORDER_ID, success: true }),
+    limitedfast: (_req, res) => json(res, 429, { error: 'Rate limit exceeded' }, { 'retry-after': '0' }),
   });
   host = new URL(server.url).host;
   home = tempHome();
@@ -64,9 +71,9 @@ describe.concurrent('trade place --backend http against a broken server', () => 
     ['slowheaders', () => unknown(`no reply from ${host} within 0.5 s`)],
     ['slowbody', () => unknown(`no complete reply from ${host} within 0.5 s`)],
     ['hang', () => unknown(`no reply from ${host} within 0.5 s`)],
-    ['html200', () => unknown(`http (${host}) answered 200 with a body that is not {orderId, success:true}`)],
-    ['truncated', () => unknown(`http (${host}) answered 200 with a body that is not {orderId, success:true}`)],
-    ['wrongshape', () => unknown(`http (${host}) answered 200 with a body that is not {orderId, success:true}`)],
+    ['html200', () => unknown(`http (${host}) answered 200 with a body that is not PlaceOrder's reply`)],
+    ['truncated', () => unknown(`http (${host}) answered 200 with a body that is not PlaceOrder's reply`)],
+    ['wrongshape', () => unknown(`http (${host}) answered 200 with a body that is not PlaceOrder's reply`)],
   ])('%s: exit 4, outcome unknown, sent exactly once', async (account, message) => {
     const started = Date.now();
     const result = await place(account);
@@ -85,7 +92,7 @@ describe.concurrent('trade place --backend http against a broken server', () => 
   it.each([
     ['rejected', 1, 'Error: Invalid request: quantity: too big\n'],
     ['unauthorized', 3, 'Error: The service refused the token (401: Unauthorized).\n  Set a valid token with `trade login` (or TRADE_TOKEN).\n'],
-    ['limited', 5, () => `Error: Rate limited by http (${host}): Rate limit exceeded. Nothing was placed; retry after 7 s.\n`],
+    ['limited', 5, () => `Error: Rate limited by http (${host}): Rate limit exceeded. Nothing was executed; retry after 7 s.\n`],
   ])('%s: exit %i with the service message, sent exactly once', async (account, code, stderr) => {
     const result = await place(account);
     expect(result).toEqual({ code, stdout: '', stderr: typeof stderr === 'string' ? stderr : stderr() });
@@ -135,10 +142,18 @@ describe.concurrent('trade batch --backend http against a broken server', () => 
     expect(server.count('hang-batch')).toBe(1);
   });
 
-  it('a 429 is that line\'s answer and the rest go on (exit 5); a 401 stops the batch (exit 3)', async () => {
-    const limited = await batch([line('a', 'ok-429-1'), line('b', 'limited-batch'), line('c', 'ok-429-3')], 1);
+  it('a 429 waits and is sent again: the line is placed, by its second request (exit 0)', async () => {
+    const result = await batch([line('a', 'ok-429-1'), line('b', 'flaky-batch'), line('c', 'ok-429-3')], 1);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(outcomes(result.stdout)).toEqual([['a', 200, 'done'], ['b', 200, 'done'], ['c', 200, 'done']]);
+    expect([server.count('ok-429-1'), server.count('flaky-batch'), server.count('ok-429-3')]).toEqual([1, 2, 1]);
+  });
+
+  it(`a line limited every time is given up after ${MAX_RATE_RETRIES} more tries and the rest go on (exit 5); a 401 stops the batch (exit 3)`, async () => {
+    const limited = await batch([line('a', 'ok-429x-1'), line('b', 'limitedfast-batch'), line('c', 'ok-429x-3')], 1);
     expect(limited.code).toBe(5);
     expect(outcomes(limited.stdout)).toEqual([['a', 200, 'done'], ['b', 429, 'done'], ['c', 200, 'done']]);
+    expect(server.count('limitedfast-batch')).toBe(1 + MAX_RATE_RETRIES);
     const refused = await batch([line('a', 'ok-401-1'), line('b', 'unauthorized-batch'), line('c', 'ok-401-3')], 1);
     expect(refused.code).toBe(3);
     expect(outcomes(refused.stdout)).toEqual([['a', 200, 'done'], ['b', 401, 'done'], ['c', null, 'not-sent']]);

@@ -68,7 +68,7 @@ describe.concurrent('trade place --backend ws against a broken server', () => {
   it.each([
     ['rejected', 1, 'Error: Invalid request: action: bad\n'],
     ['unauthorized', 3, 'Error: The service refused the token (401: Unauthorized).\n  Set a valid token with `trade login` (or TRADE_TOKEN).\n'],
-    ['limited', 5, () => `Error: Rate limited by ws (${host}): Rate limit exceeded. Nothing was placed; retry later.\n`],
+    ['limited', 5, () => `Error: Rate limited by ws (${host}): Rate limit exceeded. Nothing was executed; wait a moment and send it again.\n`],
   ])('an RPC answered %s: exit %i with the service message, sent exactly once', async (account, code, stderr) => {
     const result = await place(account);
     expect(result).toEqual({ code, stdout: '', stderr: typeof stderr === 'string' ? stderr : stderr() });
@@ -80,7 +80,7 @@ describe.concurrent('trade place --backend ws against a broken server', () => {
     ['/slowhandshake', 4, () => notSent(`The WebSocket handshake with ${host} did not complete within 0.5 s`)],
     ['/html', 4, () => notSent(`ws (${host}) did not accept the WebSocket upgrade (HTTP 200)`)],
     ['/unauthorized', 3, () => 'Error: The service refused the token (401: Unauthorized).\n  Set a valid token with `trade login` (or TRADE_TOKEN).\n'],
-    ['/limited', 5, () => `Error: Rate limited by ws (${host}): Rate limit exceeded. Nothing was placed; retry after 7 s.\n`],
+    ['/limited', 5, () => `Error: Rate limited by ws (${host}): Rate limit exceeded. Nothing was executed; retry after 7 s.\n`],
   ])('a handshake at %s that goes wrong: exit %i, and no RPC was sent', async (path, code, stderr) => {
     const account = `handshake${path.replace('/', '-')}`;
     const result = await place(account, path);

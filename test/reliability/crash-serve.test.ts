@@ -80,8 +80,8 @@ function wsStream(serve: ServeProcess, tally: Tally): Promise<void> {
       for (let i = 0; i < IN_FLIGHT; i++) send();
     });
     socket.on('message', (raw) => {
-      const reply = JSON.parse(raw.toString()) as { status: number; data: { orderId?: string } };
-      if (reply.status !== 200) return reject(new Error(`RPC ${reply.status}: ${JSON.stringify(reply.data)}`));
+      const reply = JSON.parse(raw.toString()) as { data: { orderId?: string; success?: boolean } };
+      if (reply.data.success !== true) return reject(new Error(`RPC refused: ${JSON.stringify(reply.data)}`));
       tally.acked.push(reply.data.orderId!);
       if (socket.readyState === socket.OPEN) send();
     });

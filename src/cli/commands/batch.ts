@@ -32,7 +32,7 @@ export interface BatchOptions {
 }
 
 /** How often one line is sent again after 429s before it is reported as rate limited. */
-export const MAX_RATE_RETRIES = 30;
+export const MAX_RATE_RETRIES = 10;
 
 export interface BatchResult {
   line: number;
