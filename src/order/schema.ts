@@ -3,6 +3,7 @@
  * checked here, so the rules live in exactly one place.
  */
 import * as z from 'zod';
+import { resolveInstrument } from '../service/instruments.js';
 import { type FieldIssue, ValidationError } from './errors.js';
 
 export const ACTIONS = ['BUY', 'SELL'] as const;
@@ -17,8 +18,6 @@ export type TimeInForce = (typeof TIMES_IN_FORCE)[number];
 export const MAX_QUANTITY = 1_000_000;
 export const MAX_PRICE = 1_000_000_000;
 const MAX_NAME = 64;
-
-export const INSTRUMENT_PATTERN = /^([A-Z0-9]{1,12}) (0[1-9]|1[0-2])-(\d{2})$/;
 
 /** Order types that need a limit price, and those that need a stop price. */
 export const NEEDS_LIMIT: ReadonlySet<OrderType> = new Set(['LIMIT', 'STOPLIMIT']);
@@ -80,18 +79,20 @@ function upperEnum<const T extends readonly string[]>(values: T) {
     });
 }
 
-/** The instrument rule: `<SYMBOL> <MM-YY>`, normalized to upper case. */
+/** What every instrument is once resolved: `SYMBOL MM-YY`. */
+export const INSTRUMENT_PATTERN = /^([A-Z0-9]{1,12}) (0[1-9]|1[0-2])-(\d{2})$/;
+
+/**
+ * The instrument rule (service-reference.md §9): any of the forms `ES 09-25`, `CL 4-26`, `ES`,
+ * `ES1!`, `ESU5`, `ESU25`, `ES SEP25`, resolved to one dated contract written `SYMBOL MM-YY`. The
+ * forms that need a date resolve against today's date in America/Chicago.
+ */
 export const instrumentField = z
   .string({ error: (iss) => required(iss.input, `must be a string like 'ES 09-25', got ${show(iss.input)}`) })
   .transform((raw, ctx) => {
-    const upper = asciiUpperCase(raw);
-    const match = INSTRUMENT_PATTERN.exec(upper);
-    if (match) return upper;
-    const shape = /^([A-Z0-9]{1,12}) (\d{2})-(\d{2})$/.exec(upper);
-    const message = shape
-      ? `month must be 01-12, got '${shape[2]}' in ${show(raw)}`
-      : `must be <SYMBOL> <MM-YY> (e.g. 'ES 09-25'), got ${show(raw)}`;
-    ctx.issues.push({ code: 'custom', input: raw, message });
+    const resolved = resolveInstrument(raw, new Date());
+    if (resolved.ok) return resolved.instrument;
+    ctx.issues.push({ code: 'custom', input: raw, message: resolved.why });
     return z.NEVER;
   });
 

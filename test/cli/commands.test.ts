@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Env } from '../../src/config/paths.js';
+import { resolveInstrument } from '../../src/service/instruments.js';
 import { orderArgs, runCli, tempHome } from '../helpers/cli.js';
 
 let env: Env;
@@ -38,6 +39,33 @@ describe('trade place', () => {
         '',
       ].join('\n'),
     });
+  });
+
+  it('takes any instrument form, resolves it to a dated contract and says which (§9)', async () => {
+    const resolved = resolveInstrument('ES1!', new Date());
+    expect(resolved.ok).toBe(true);
+    const contract = resolved.ok ? resolved.instrument : '';
+    const result = await cli(['place', ...orderArgs({ '--instrument': 'es1!' })]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe(`es1! → ${contract}\n`);
+    expect(result.stdout.split('\n')[0]).toBe(`Placed BUY 1 ${contract} MARKET DAY`);
+    expect(storeRows('SELECT instrument FROM orders')).toEqual([{ instrument: contract }]);
+    // A dated contract is taken as typed, even an expired one, and nothing is said.
+    expect((await cli(['place', ...orderArgs({ '--instrument': 'es 9-25' }), '--json'])).stderr).toBe('es 9-25 → ES 09-25\n');
+    expect((await cli(['place', ...orderArgs({ '--instrument': 'ES 09-25' }), '--json'])).stderr).toBe('');
+  });
+
+  it('takes --order-id: the order carries it, and a second order with it is refused (exit 1)', async () => {
+    const placed = await cli(['place', ...orderArgs({ '--order-id': 'my-1' }), '--json']);
+    expect(placed).toEqual({ code: 0, stderr: '', stdout: '{"orderId":"my-1","success":true}\n' });
+    const again = await cli(['place', ...orderArgs({ '--order-id': 'my-1' }), '--json']);
+    expect(again).toEqual({ code: 1, stderr: '', stdout: `{"error":"Invalid request: orderId: 'my-1' is already used in account 'Sim101'"}\n` });
+    expect(storeRows('SELECT order_id FROM orders')).toEqual([{ order_id: 'my-1' }]);
+    expect(await cli(['place', ...orderArgs({ '--order-id': 'place' })])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("Invalid request: orderId: 'place' is a word of the service's paths; choose another id"),
+    });
+    expect((await cli(['cancel', 'my-1'])).code).toBe(1); // filled: nothing to cancel, and it is found by its own id
   });
 
   it('prints the service body with --json', async () => {

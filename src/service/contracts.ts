@@ -1,0 +1,78 @@
+/**
+ * Contract specifications of the common futures roots (service-reference.md §10): tick size,
+ * point value, listed months, roll family, hours. A plain table: nothing is computed at import.
+ */
+
+/** How a root's contracts roll (§9.2): which date its anchor is. */
+export type RollFamily = 'equity' | 'fx' | 'firstNotice' | 'crude' | 'natgas';
+
+export interface ContractSpec {
+  root: string;
+  /** As §10 names it; the quote's `description` adds " Futures". */
+  name: string;
+  exchange: 'CME' | 'CBOT' | 'NYMEX' | 'COMEX';
+  tickSize: number;
+  /** Money per 1.0 of price. */
+  pointValue: number;
+  currency: 'USD';
+  /** Listed months, 1–12 ascending: the months the roll rule cycles through. */
+  months: readonly number[];
+  family: RollFamily;
+  /** The quote's `tradingHours` label (§10 notes). */
+  tradingHours: string;
+  /** The daily session end in America/Chicago, `HH:MM` (DAY expiry, §8.1). */
+  dayEnd: string;
+}
+
+const QUARTERLY = [3, 6, 9, 12];
+const ALL = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
+const EQUITY_HOURS = 'CME US Index Futures ETH';
+
+function spec(
+  root: string,
+  name: string,
+  exchange: ContractSpec['exchange'],
+  tickSize: number,
+  pointValue: number,
+  months: readonly number[],
+  family: RollFamily,
+  tradingHours: string,
+  dayEnd = '16:00',
+): ContractSpec {
+  return { root, name, exchange, tickSize, pointValue, currency: 'USD', months, family, tradingHours, dayEnd };
+}
+
+export const CONTRACTS: Readonly<Record<string, ContractSpec>> = {
+  ES: spec('ES', 'E-mini S&P 500', 'CME', 0.25, 50, QUARTERLY, 'equity', EQUITY_HOURS),
+  MES: spec('MES', 'Micro E-mini S&P 500', 'CME', 0.25, 5, QUARTERLY, 'equity', EQUITY_HOURS),
+  NQ: spec('NQ', 'E-mini Nasdaq-100', 'CME', 0.25, 20, QUARTERLY, 'equity', EQUITY_HOURS),
+  MNQ: spec('MNQ', 'Micro E-mini Nasdaq-100', 'CME', 0.25, 2, QUARTERLY, 'equity', EQUITY_HOURS),
+  YM: spec('YM', 'E-mini Dow ($5)', 'CBOT', 1, 5, QUARTERLY, 'equity', EQUITY_HOURS),
+  MYM: spec('MYM', 'Micro E-mini Dow', 'CBOT', 1, 0.5, QUARTERLY, 'equity', EQUITY_HOURS),
+  RTY: spec('RTY', 'E-mini Russell 2000', 'CME', 0.1, 50, QUARTERLY, 'equity', EQUITY_HOURS),
+  M2K: spec('M2K', 'Micro E-mini Russell 2000', 'CME', 0.1, 5, QUARTERLY, 'equity', EQUITY_HOURS),
+  ZN: spec('ZN', '10-Year T-Note', 'CBOT', 0.015625, 1000, QUARTERLY, 'firstNotice', 'CBOT Interest Rate ETH'),
+  ZB: spec('ZB', 'U.S. Treasury Bond', 'CBOT', 0.03125, 1000, QUARTERLY, 'firstNotice', 'CBOT Interest Rate ETH'),
+  CL: spec('CL', 'Crude Oil (WTI)', 'NYMEX', 0.01, 1000, ALL, 'crude', 'Nymex Energy ETH'),
+  MCL: spec('MCL', 'Micro WTI Crude Oil', 'NYMEX', 0.01, 100, ALL, 'crude', 'Nymex Energy ETH'),
+  NG: spec('NG', 'Henry Hub Natural Gas', 'NYMEX', 0.001, 10000, ALL, 'natgas', 'Nymex Energy ETH'),
+  GC: spec('GC', 'Gold', 'COMEX', 0.1, 100, [2, 4, 6, 8, 10, 12], 'firstNotice', 'Comex Metals ETH'),
+  MGC: spec('MGC', 'Micro Gold', 'COMEX', 0.1, 10, [2, 4, 6, 8, 10, 12], 'firstNotice', 'Comex Metals ETH'),
+  SI: spec('SI', 'Silver', 'COMEX', 0.005, 5000, [3, 5, 7, 9, 12], 'firstNotice', 'Comex Metals ETH'),
+  '6E': spec('6E', 'Euro FX', 'CME', 0.00005, 125000, QUARTERLY, 'fx', 'CME FX Futures ETH'),
+  ZC: spec('ZC', 'Corn', 'CBOT', 0.25, 50, [3, 5, 7, 9, 12], 'firstNotice', 'CBOT Agricultural', '13:20'),
+  ZS: spec('ZS', 'Soybeans', 'CBOT', 0.25, 50, [1, 3, 5, 7, 8, 9, 11], 'firstNotice', 'CBOT Agricultural', '13:20'),
+};
+
+/** The roots, in the table's order. */
+export const CONTRACT_ROOTS: readonly string[] = Object.keys(CONTRACTS);
+
+/** The spec of a root (upper case), or undefined when the table does not have it. */
+export function contractSpec(root: string): ContractSpec | undefined {
+  return Object.hasOwn(CONTRACTS, root) ? CONTRACTS[root] : undefined;
+}
+
+/** Money per tick: tick size × point value. */
+export function tickValue(spec: ContractSpec): number {
+  return Number((spec.tickSize * spec.pointValue).toFixed(10));
+}
