@@ -43,7 +43,7 @@ export function didYouMean(method: string, path: string, catalog: readonly strin
   const segments = path.split('/').filter(Boolean);
   return catalog
     .map((entry) => ({ entry, score: distance(method, segments, entry) }))
-    .filter(({ score }) => score <= 4)
+    .filter(({ score }) => score <= 3)
     .sort((a, b) => a.score - b.score)
     .slice(0, 3)
     .map(({ entry }) => entry);

@@ -29,6 +29,9 @@ export interface RpcReply {
   data: unknown;
 }
 
+/** The `action`s the server answers (§5.2); any other is ignored. */
+export const WS_ACTIONS: readonly string[] = ['rpc', 'ping'];
+
 type Parsed =
   | { kind: 'ping' }
   | { kind: 'rpc'; id: RpcId; api: unknown; args: unknown }

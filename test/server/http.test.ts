@@ -263,7 +263,7 @@ describe('anything else', () => {
         success: false,
         error: 'not_found',
         detail: 'No route GET /v1/api/accounts/Sim101/ordrs',
-        did_you_mean: ['GET /v1/api/accounts/{account}/orders', 'GET /v1/api/accounts/{account}/orders/{orderId}'],
+        did_you_mean: ['GET /v1/api/accounts/{account}/orders'],
       },
     });
     expect(await refused('POST', '/v1/api/positions', {})).toMatchObject({
