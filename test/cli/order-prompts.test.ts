@@ -7,6 +7,9 @@ import { confirmOrder, promptDraft, promptMode, summaryLine } from '../../src/cl
 import type { ConfirmQuestion, Prompter, SelectQuestion, TextQuestion } from '../../src/cli/prompts.js';
 import { CancelledError, UsageError } from '../../src/order/errors.js';
 import { parseOrder } from '../../src/order/schema.js';
+import { CONTRACT_ROOTS } from '../../src/service/contracts.js';
+
+const ROOTS = CONTRACT_ROOTS.join(', ');
 
 type Asked = { kind: 'text' | 'select' | 'confirm' | 'secret'; message: string; default?: unknown; refused?: Record<string, string | undefined> };
 
@@ -95,7 +98,7 @@ describe('promptDraft', () => {
     // Each typed answer is checked by the schema, in its words; Enter alone skips the optional ones.
     expect(asked.filter((a) => a.kind === 'text').map((a) => a.refused)).toEqual([
       { '': 'is required', ' x': 'must not start or end with spaces', '0': undefined },
-      { '': 'is required', ' x': "must be <SYMBOL> <MM-YY> (e.g. 'ES 09-25'), got ' x'", '0': "must be <SYMBOL> <MM-YY> (e.g. 'ES 09-25'), got '0'" },
+      { '': 'is required', ' x': `unknown root 'X' in ' x'; known roots: ${ROOTS}`, '0': `unknown root '0' in '0'; known roots: ${ROOTS}` },
       { '': 'is required', ' x': "must be a whole number, got ' x'", '0': 'must be at least 1, got 0' },
       { '': 'is required for STOPLIMIT orders', ' x': "must be a positive number, got ' x'", '0': 'must be a positive number, got 0' },
       { '': 'is required for STOPLIMIT orders', ' x': "must be a positive number, got ' x'", '0': 'must be a positive number, got 0' },

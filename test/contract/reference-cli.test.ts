@@ -1,0 +1,155 @@
+/**
+ * Every remote command, on http and ws, against the reference double (a server written from
+ * service-reference.md alone), answering each way the reference says a client must accept:
+ * flat bodies, the `{"success": true, "data": ...}` envelope, only the fields documented
+ * examples show and bare lists (`minimal`), a platform that is not connected (408), and the
+ * service's budget (429). If the client required anything the reference does not show, the
+ * `minimal` runs would fail.
+ */
+import { PassThrough } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Env } from '../../src/config/paths.js';
+import { orderArgs, runCli, tempHome } from '../helpers/cli.js';
+import { type DoubleOptions, type ReferenceDouble, startReferenceDouble } from '../helpers/reference-double.js';
+
+const ES = 'ES 06-26';
+let double: ReferenceDouble | undefined;
+let home: ReturnType<typeof tempHome> | undefined;
+afterEach(async () => {
+  await double?.close();
+  home?.cleanup();
+  double = undefined;
+  home = undefined;
+});
+
+async function start(backend: 'http' | 'ws', options: DoubleOptions = {}) {
+  double = await startReferenceDouble({ prices: { [ES]: 5000 }, ...options });
+  home = tempHome();
+  const env: Env = { ...home.env, TRADE_BACKEND: backend, TRADE_BASE_URL: `${double.url}/v1/api`, TRADE_TOKEN: double.token, TRADE_ACCOUNT: 'Sim101' };
+  return { double, cli: (argv: string[], input?: string) => runCli(argv, env, input === undefined ? {} : { stdin: stdinOf(input) }) };
+}
+
+function stdinOf(text: string) {
+  const stream = new PassThrough();
+  stream.end(text);
+  return stream;
+}
+
+const VARIANTS: Array<[string, DoubleOptions]> = [
+  ['flat bodies', {}],
+  ['the {success, data} envelope', { envelope: 'data' }],
+  ['only documented fields, bare lists', { minimal: true }],
+];
+
+describe.each(['http', 'ws'] as const)('trade --backend %s against the reference double', (backend) => {
+  describe.each(VARIANTS)('answering with %s', (_, options) => {
+    it('place, reverse, positions (a short is Short), orders, cancel, close: each works', async () => {
+      const { cli } = await start(backend, options);
+      const placed = await cli(['place', ...orderArgs({ '--instrument': ES, '--quantity': '2' }), '--json']);
+      expect(placed.code).toBe(0);
+      const reversed = await cli(['reverse', ...orderArgs({ '--instrument': ES, '--action': 'SELL', '--quantity': '3' })]);
+      expect({ code: reversed.code, stderr: reversed.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(reversed.stdout).toMatch(/^Reversed ES 06-26 in Sim101\n {2}placed +SELL 3 ES 06-26 MARKET DAY\n {2}order id +[0-9a-f]{32}\n/);
+
+      const positions = await cli(['positions']);
+      expect(positions.code).toBe(0);
+      expect(positions.stdout.split('\n')[1]).toMatch(/^Sim101 +ES 06-26 +Short +3 +5000 +5000 +0\.00$/);
+      const json = await cli(['positions', '--json']);
+      // --json is the service's body as it came: flat, enveloped, or a bare list.
+      const short = [{ marketPosition: 'Short', quantity: 3 }];
+      expect(JSON.parse(json.stdout)).toMatchObject(
+        options.envelope === 'data' ? { success: true, data: { positions: short } } : options.minimal ? short : { positions: short },
+      );
+
+      const limit = await cli(['place', ...orderArgs({ '--instrument': ES, '--order-type': 'LIMIT', '--limit-price': '4000', '--tif': 'GTC' }), '--json']);
+      const body = JSON.parse(limit.stdout) as { orderId?: string; data?: { orderId: string } };
+      const orderId = body.orderId ?? body.data!.orderId;
+      const orders = await cli(['orders', '--active']);
+      expect(orders.code).toBe(0);
+      const row = orders.stdout.split('\n').find((l) => l.startsWith(orderId))!;
+      // A minimal Order has no orderAction or timeInForce: shown as —, never as "undefined".
+      expect(row).toMatch(options.minimal ? /^\S+ +Sim101 +ES 06-26 +— +1 +LIMIT +4000 +— +— +Working +0 +— +—$/ : /^\S+ +Sim101 +ES 06-26 +BUY +1 +LIMIT +4000 +— +GTC +Working +0 +— +\S+$/);
+      expect(orders.stdout).not.toContain('undefined');
+
+      expect(await cli(['cancel', orderId])).toMatchObject({ code: 0, stdout: expect.stringContaining(`Cancelled order ${orderId}`) });
+      const again = await cli(['cancel', orderId]);
+      expect({ code: again.code, stderr: again.stderr }).toEqual({ code: 1, stderr: `Error: Order linked to '${orderId}' not found or already terminal.\n` });
+
+      const closed = await cli(['close', '--instrument', 'es 6-26']);
+      expect(closed.stdout.split('\n')[0]).toBe('Closed ES 06-26 in Sim101: was short 3 @ 5000');
+      const flat = await cli(['close', '--instrument', ES]);
+      expect({ code: flat.code, stderr: flat.stderr }).toEqual({ code: 1, stderr: `Error: No positions found for instrument '${ES}'\n` });
+    });
+  });
+
+  it('a refusal is kept whole with --json, and read as a refusal (exit 1), never as "outcome unknown"', async () => {
+    const { cli } = await start(backend);
+    const ghost = await cli(['place', ...orderArgs({ '--instrument': ES, '--account': 'Sim999' }), '--json']);
+    expect(ghost).toMatchObject({ code: 1, stdout: '{"success":false,"error":"invalid_account","detail":"Account Sim999 not found"}\n' });
+    const reverse = await cli(['reverse', ...orderArgs({ '--instrument': ES, '--account': 'sim101' })]);
+    expect({ code: reverse.code, stderr: reverse.stderr }).toEqual({
+      code: 1,
+      stderr: "Error: No position found for instrument 'ES 06-26' in account 'sim101'\n",
+    });
+    const generic = await cli(['place', ...orderArgs({ '--instrument': 'NQ 06-26' })]);
+    expect({ code: generic.code, stderr: generic.stderr }).toEqual({ code: 1, stderr: 'Error: Invalid request\n' });
+  });
+
+  it('a client order id makes a resend safe: the second is refused, nothing placed twice', async () => {
+    const { cli, double } = await start(backend);
+    expect((await cli(['place', ...orderArgs({ '--instrument': ES, '--order-id': 'retry-1' }), '--json'])).stdout).toBe('{"orderId":"retry-1","success":true}\n');
+    const again = await cli(['place', ...orderArgs({ '--instrument': ES, '--order-id': 'retry-1' })]);
+    expect({ code: again.code, stderr: again.stderr }).toEqual({
+      code: 1,
+      stderr: "Error: Invalid request: orderId: 'retry-1' is already used in account 'Sim101'\n",
+    });
+    expect(double.requests.filter((r) => r.api === 'PlaceOrder').map((r) => r.status)).toEqual([200, 400]);
+  });
+
+  it('a platform that is not connected (408): an order is outcome unknown (exit 4), a read says so (exit 4), doctor too', async () => {
+    const { cli } = await start(backend, { disconnected: true });
+    const placed = await cli(['place', ...orderArgs({ '--instrument': ES })]);
+    expect(placed.code).toBe(backend === 'http' ? 4 : 1);
+    if (backend === 'http')
+      expect(placed.stderr).toBe(
+        'Error: The trading platform is not connected (408: NinjaTrader is not connected); nothing is known to have been placed — check with `trade orders`.\n' +
+          '  Start NinjaTrader and connect the add-on, then check what happened before sending again.\n',
+      );
+    // Over WebSocket the status is not carried (§5.3): the failure in data is a refusal.
+    else expect(placed.stderr).toBe('Error: NinjaTrader is not connected\n');
+    const positions = await cli(['positions']);
+    expect(positions.code).toBe(backend === 'http' ? 4 : 1);
+    const doctor = await cli(['doctor', '--json']);
+    const report = JSON.parse(doctor.stdout) as { service: { status: string } };
+    expect(report.service.status).toBe(backend === 'http' ? 'disconnected' : 'unexpected');
+    expect(doctor.code).toBe(4);
+  });
+
+  it('doctor proves the service with a read (GetAllPositions), not a pong, which the service never sends', async () => {
+    const { cli, double } = await start(backend);
+    const doctor = await cli(['doctor']);
+    expect(doctor.code).toBe(0);
+    expect(doctor.stdout).toContain('✔ service   reachable, token accepted');
+    expect(double.requests.map((r) => [r.transport, r.api])).toEqual([[backend, 'GetAllPositions']]);
+  });
+
+  it('a batch of 30 against the budget (3/s, bursts of 20): exit 0, 30 placed, no line sent twice after a 200', async () => {
+    const { cli, double } = await start(backend, { rateLimit: { perSecond: 3, burst: 20 } });
+    const lines = Array.from({ length: 30 }, (_, i) =>
+      JSON.stringify({ api: 'PlaceOrder', id: i, args: { account: 'Sim101', instrument: ES, action: 'BUY', quantity: i + 1, orderType: 'MARKET', timeInForce: 'DAY' } }),
+    );
+    const result = await cli(['batch', '-', '--rate', '10'], `${lines.join('\n')}\n`);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    const out = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: number; status: number });
+    expect(out.map((r) => [r.id, r.status])).toEqual(lines.map((_, i) => [i, 200]));
+    // Each line is known by its quantity: exactly one 200 each, and only 429s besides.
+    const placements = double.requests.filter((r) => r.api === 'PlaceOrder');
+    for (let q = 1; q <= 30; q++) {
+      const statuses = placements.filter((r) => r.args.quantity === q).map((r) => r.status);
+      expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+      expect(statuses.at(-1)).toBe(200);
+      expect(new Set(statuses)).toEqual(new Set(statuses.length > 1 ? [429, 200] : [200]));
+    }
+    expect(placements.some((r) => r.status === 429)).toBe(true);
+  }, 20_000);
+});
