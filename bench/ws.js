@@ -14,7 +14,7 @@ async function run(wsUrl, total, window) {
   await new Promise((resolve, reject) => {
     const send = () => socket.send(JSON.stringify({ action: 'rpc', id: String(sent++), api: 'PlaceOrder', args: ARGS }));
     socket.on('message', (raw) => {
-      if (JSON.parse(raw.toString()).status !== 200) return reject(new Error(`RPC failed: ${raw}`));
+      if (JSON.parse(raw.toString()).data?.success !== true) return reject(new Error(`RPC failed: ${raw}`));
       answered += 1;
       if (sent < total) send();
       if (answered === total) resolve();

@@ -72,7 +72,8 @@ function upperEnum<const T extends readonly string[]>(values: T) {
   return z
     .string({ error: (iss) => required(iss.input, `must be ${expected}, got ${show(iss.input)}`) })
     .transform((raw, ctx) => {
-      const upper = asciiUpperCase(raw);
+      // §1.5: any case, and spaces, `_` and `-` inside the value ignored (`stop_market`, `Stop Market`).
+      const upper = asciiUpperCase(raw).replace(/[ \t_-]/g, '');
       if ((values as readonly string[]).includes(upper)) return upper as T[number];
       ctx.issues.push({ code: 'custom', input: raw, message: `must be ${expected} (any case), got ${show(raw)}` });
       return z.NEVER;
@@ -300,31 +301,6 @@ export function parseAtmTemplate(input: unknown): AtmTemplate {
   return result.data;
 }
 
-/**
- * Filters of the read operations (a query string over HTTP, `args` over WebSocket). Strict, so a
- * misspelt filter is refused rather than silently ignored; the account of a path is checked by
- * parseAccountName, not here.
- */
-export const ordersQuerySchema = z.strictObject({ instrument: instrumentField.optional() });
-export const positionsQuerySchema = z.strictObject({
-  account: accountNameField.optional(),
-  instrument: instrumentField.optional(),
-});
-export const positionQuerySchema = z.strictObject({ instrument: instrumentField });
-/** Close Position's body: the instrument to flatten. */
-export const closeBodySchema = z.strictObject({ instrument: instrumentField });
-/** Cancel's body, when one is sent: empty. */
-export const cancelBodySchema = z.strictObject({});
-
-/** Validates a read operation's filters with one of the schemas above. Throws ValidationError. */
-export function parseQuery<T>(schema: z.ZodType<T>, input: unknown): T {
-  const wrong = notAnObject(input);
-  if (wrong) throw wrong;
-  const result = schema.safeParse(input);
-  if (!result.success) throw new ValidationError(toIssues(result.error));
-  return result.data;
-}
-
 /** Splits an order into the service's body and its account. */
 export function splitOrder(order: Order): { account: string; body: OrderBody } {
   const { account, ...body } = order;
@@ -342,37 +318,3 @@ export function describeOrder(order: OrderBody): string {
   if (order.orderId !== undefined) parts.push(`id ${order.orderId}`);
   return parts.join(' ');
 }
-
-/** The success body of both operations (section 2.3), as a remote response must look. */
-export const successResponseSchema = z.object({
-  orderId: z.string().min(1),
-  success: z.literal(true),
-});
-export type SuccessResponse = z.output<typeof successResponseSchema>;
-
-/** Either error shape the service may answer with: `{error}` or `{success:false, error, detail}`. */
-export const errorResponseSchema = z.object({
-  error: z.string(),
-  success: z.literal(false).optional(),
-  detail: z.unknown().optional(),
-});
-
-/** Cancel's success body: the cancelled order's id, the same shape as an order's. */
-export const cancelResponseSchema = successResponseSchema;
-
-/** One position Close Position reports: the side, an unsigned quantity and its average price. */
-export const closedPositionSchema = z.object({
-  account: z.string(),
-  instrument: z.string(),
-  marketPosition: z.enum(['Long', 'Short']),
-  quantity: z.number(),
-  /** Null on the embedded engine when a fill had no known price. */
-  averagePrice: z.number().nullable(),
-});
-export type ClosedPosition = z.output<typeof closedPositionSchema>;
-
-/** Close Position's success body: `{closedPositions, success}`. */
-export const closeResponseSchema = z.object({
-  closedPositions: z.array(closedPositionSchema),
-  success: z.literal(true),
-});

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/order/errors.js';
 import {
-  closeResponseSchema,
   parseAtmTemplate,
   parseInstrument,
   parseOrderId,
@@ -21,6 +20,7 @@ function message(run: () => unknown): string {
 describe('single-field parsers share the order rules', () => {
   it('instrument: normalized, and the same messages as an order', () => {
     expect(parseInstrument('es 09-25')).toBe('ES 09-25');
+    expect(parseInstrument('es mar26')).toBe('ES 03-26');
     expect(message(() => parseInstrument('ES 13-25'))).toBe("Invalid request: instrument: month must be 01-12, got '13' in 'ES 13-25'");
     expect(message(() => parseInstrument(undefined))).toBe('Invalid request: instrument: is required');
   });
@@ -49,19 +49,5 @@ describe('ATM template', () => {
         'profitTargetTicks: must be a whole number of ticks, got 2.5; tickSize: must be a positive number, got -1',
     );
     expect(message(() => parseAtmTemplate({ ...good, extra: 1 }))).toBe('Invalid request: extra: is not a known field');
-  });
-});
-
-describe('Close Position response', () => {
-  it('accepts the service body, extra position fields included', () => {
-    const body = {
-      closedPositions: [
-        { type: 'NinjaTrader.Cbi.Position', account: 'Sim101', instrument: 'ES 12-25', marketPosition: 'Long', quantity: 4, averagePrice: 5779.8125 },
-      ],
-      success: true,
-    };
-    expect(closeResponseSchema.parse(body).closedPositions[0]).toEqual({
-      account: 'Sim101', instrument: 'ES 12-25', marketPosition: 'Long', quantity: 4, averagePrice: 5779.8125,
-    });
   });
 });

@@ -10,8 +10,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/order/errors.js';
 import {
   ACTIONS,
-  closeBodySchema,
-  cancelBodySchema,
   INSTRUMENT_PATTERN,
   MAX_PRICE,
   MAX_QUANTITY,
@@ -20,7 +18,6 @@ import {
   NEEDS_STOP,
   ORDER_FIELDS,
   ORDER_TYPES,
-  ordersQuerySchema,
   parseAccountName,
   parseAtmTemplate,
   parseInstrument,
@@ -28,12 +25,10 @@ import {
   parseOrderBody,
   parseOrderId,
   parsePrice,
-  parseQuery,
-  positionQuerySchema,
-  positionsQuerySchema,
   TIMES_IN_FORCE,
   type OrderType,
 } from '../../src/order/schema.js';
+import { OPERATION_NAMES, OPERATIONS, parseArgs } from '../../src/service/operations.js';
 import {
   ASCII_UPPERCASING,
   assertNoPollution,
@@ -101,7 +96,10 @@ function assertGoodOrder(out: Record<string, unknown>, input: Record<string, unk
   assert.ok((ORDER_TYPES as readonly unknown[]).includes(out.orderType));
   assert.ok((TIMES_IN_FORCE as readonly unknown[]).includes(out.timeInForce));
   // Case-insensitive means ASCII case: a look-alike letter (ſ, ı, ß, ﬆ) is not the letter it upper-cases to.
-  for (const field of ['instrument', 'action', 'orderType', 'timeInForce']) assert.equal(out[field], asciiUpper(input[field] as string));
+  // Enum values also ignore spaces, `_` and `-` (§1.5); a dated instrument is kept as typed.
+  for (const field of ['action', 'orderType', 'timeInForce']) assert.equal(out[field], asciiUpper(input[field] as string).replace(/[ \t_-]/g, ''));
+  const typed = asciiUpper((input.instrument as string).trim().replace(/\s+/g, ' '));
+  if (/^\S+ \d\d-\d\d$/.test(typed)) assert.equal(out.instrument, typed);
   const quantity = out.quantity as number;
   assert.ok(Number.isSafeInteger(quantity) && quantity >= 1 && quantity <= MAX_QUANTITY, `quantity ${quantity}`);
   const type = out.orderType as OrderType;
@@ -231,18 +229,15 @@ describe('the single-field parsers, fuzzed', () => {
   });
 });
 
-describe('parseQuery, fuzzed', () => {
-  const schemas = [
-    ['orders', ordersQuerySchema],
-    ['positions', positionsQuerySchema],
-    ['position', positionQuerySchema],
-    ['close', closeBodySchema],
-    ['cancel', cancelBodySchema],
-  ] as const;
-  const query = fc
+describe("every operation's args, fuzzed", () => {
+  const FIELDS = ['account', 'instrument', 'orderId', 'activeOnly', 'includeFlat', 'extra', '__proto__'];
+  const args = fc
     .array(
-      fc.tuple(fc.constantFrom('instrument', 'account', ...['extra', '__proto__']), fc.oneof(fc.constant('es 09-25'), fc.constant('Sim101'), hostileValue)),
-      { maxLength: 3 },
+      fc.tuple(
+        fc.constantFrom(...FIELDS),
+        fc.oneof(fc.constantFrom('es 09-25', 'ES1!', 'Sim101', 'true', 'FALSE', '0', true, 'ex-1'), hostileValue),
+      ),
+      { maxLength: 4 },
     )
     .map((entries) => {
       // Query strings arrive as objects without a prototype (fastify's parser makes them so).
@@ -251,16 +246,18 @@ describe('parseQuery, fuzzed', () => {
       return object;
     });
 
-  it(`accepts only the filters each read knows, with valid values (${RUNS} cases)`, () => {
+  it(`accepts only the fields each operation knows (a client), or ignores the rest (the server), with valid values (${RUNS} cases)`, () => {
     fc.assert(
-      fc.property(fc.oneof({ weight: 3, arbitrary: query }, hostileValue), fc.constantFrom(...schemas), (input, [, schema]) => {
-        const result = attempt(() => parseQuery(schema as never, input));
+      fc.property(fc.oneof({ weight: 3, arbitrary: args }, hostileValue), fc.constantFrom(...OPERATION_NAMES), fc.constantFrom('client', 'server' as const), (input, name, mode) => {
+        const result = attempt(() => parseArgs(name, input, mode as 'client' | 'server'));
         if (!result.ok) return;
         const out = result.value as Record<string, unknown>;
-        const known = Object.keys((schema as unknown as { shape: object }).shape);
+        const known = Object.keys(OPERATIONS[name].fields());
         for (const key of Object.keys(out)) assert.ok(known.includes(key), `unexpected key ${key}`);
+        if (mode === 'client') for (const key of Object.keys(input as object)) assert.ok(known.includes(key), `accepted an unknown ${key}`);
         if (out.instrument !== undefined) assert.match(out.instrument as string, INSTRUMENT_PATTERN);
         if (out.account !== undefined) assertGoodName(out.account);
+        for (const flag of ['activeOnly', 'includeFlat']) if (flag in out) assert.equal(typeof out[flag], 'boolean');
       }),
       params(),
     );

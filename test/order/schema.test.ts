@@ -3,13 +3,9 @@ import { ValidationError } from '../../src/order/errors.js';
 import {
   describeOrder,
   fieldError,
-  ordersQuerySchema,
   parseAccountName,
   parseOrder,
   parseOrderBody,
-  parseQuery,
-  positionQuerySchema,
-  positionsQuerySchema,
 } from '../../src/order/schema.js';
 
 const base = {
@@ -149,15 +145,11 @@ describe('order schema', () => {
     expect(() => parseAccountName('')).toThrow('Invalid request: account: must not be empty');
   });
 
-  it('validates the read filters strictly, with the same field rules', () => {
-    expect(parseQuery(ordersQuerySchema, {})).toEqual({});
-    expect(parseQuery(ordersQuerySchema, { instrument: 'nq 12-25' })).toEqual({ instrument: 'NQ 12-25' });
-    expect(parseQuery(positionsQuerySchema, { account: 'Sim101' })).toEqual({ account: 'Sim101' });
-    expect(() => parseQuery(positionQuerySchema, {})).toThrow('Invalid request: instrument: is required');
-    expect(() => parseQuery(ordersQuerySchema, { account: 'Sim101' })).toThrow('Invalid request: account: is not a known field');
-    expect(() => parseQuery(positionsQuerySchema, { instrument: ['ES 09-25', 'NQ 12-25'] })).toThrow(
-      "Invalid request: instrument: must be a string like 'ES 09-25', got an array",
-    );
+  it('matches enum values in any case, with spaces, _ and - ignored (§1.5)', () => {
+    expect(parseOrder({ ...base, orderType: 'stop_market', stopPrice: 1 }).orderType).toBe('STOPMARKET');
+    expect(parseOrder({ ...base, orderType: 'Stop Limit', stopPrice: 1, limitPrice: 1 }).orderType).toBe('STOPLIMIT');
+    expect(parseOrder({ ...base, orderType: 'Stop-Market', stopPrice: 1 }).orderType).toBe('STOPMARKET');
+    expect(() => parseOrder({ ...base, orderType: 'STOP' })).toThrow("orderType: must be one of MARKET, LIMIT, STOPMARKET, STOPLIMIT (any case), got 'STOP'");
   });
 
   it('describes an order on one line', () => {
