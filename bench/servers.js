@@ -18,18 +18,22 @@ server.listen(0, '127.0.0.1', () => console.error('listening on http://127.0.0.1
 process.on('SIGTERM', () => server.close(() => process.exit(0)));
 `;
 
-async function waitForUrl(child) {
-  let text = '';
-  child.stderr.setEncoding('utf8');
-  for await (const chunk of child.stderr) {
-    text += chunk;
-    const match = /listening on (http:\/\/[\d.]+:\d+)/.exec(text);
-    if (match) {
-      child.stderr.resume();
-      return match[1];
-    }
-  }
-  throw new Error(`server exited before listening: ${text}`);
+/**
+ * The URL a server prints when it listens. Its stderr is read to the end, not just to that line:
+ * a pipe closed under a server makes its next write (a warning) fail with EPIPE and kill it.
+ */
+function waitForUrl(child) {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk) => {
+      text += chunk;
+      const match = /listening on (http:\/\/[\d.]+:\d+)/.exec(text);
+      if (match) resolve(match[1]);
+      if (process.env.BENCH_SERVER_LOG) process.stderr.write(chunk);
+    });
+    child.once('exit', () => reject(new Error(`server exited before listening: ${text}`)));
+  });
 }
 
 async function stop(child) {

@@ -12,6 +12,7 @@ import {
   RejectedError,
 } from '../order/errors.js';
 import { type ArgsOf, OPERATIONS, type OperationName, type OperationSpec, pathParams, type ReplyOf } from '../service/operations.js';
+import { printable as escapeUnprintable } from '../order/schema.js';
 import { type ErrorBody, failureOf, ntSpelling, parseReply } from '../service/shapes.js';
 
 /** The service's words for a rate limit (§7.1), the only reply that is safe to send again. */
@@ -28,17 +29,17 @@ export function outcomeUnknown(why: string, effect: string, cause?: unknown): Ne
 
 /** At most this much of the service's own message is shown. */
 const MAX_MESSAGE_CHARS = 500;
-// Control characters (a terminal's escape sequences start with one) and the marks that reorder text.
-// eslint-disable-next-line no-control-regex
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
 
 /**
- * Text from the server made safe to print: unprintable characters shown as \u escapes, so a
- * hostile reply cannot drive the terminal, and an over-long message cut short.
+ * Text from the server made safe to print: unprintable characters shown as \u escapes (the
+ * schema's rule), so a hostile reply cannot drive the terminal, and an over-long message cut short.
  */
 export function printable(text: string): string {
-  const safe = text.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  return safe.length > MAX_MESSAGE_CHARS ? `${safe.slice(0, MAX_MESSAGE_CHARS - 1)}…` : safe;
+  const safe = escapeUnprintable(text);
+  if (safe.length <= MAX_MESSAGE_CHARS) return safe;
+  // Never cut between the two halves of a character outside the BMP.
+  const end = /[\ud800-\udbff]/.test(safe[MAX_MESSAGE_CHARS - 2]!) ? MAX_MESSAGE_CHARS - 2 : MAX_MESSAGE_CHARS - 1;
+  return `${safe.slice(0, end)}…`;
 }
 
 /**

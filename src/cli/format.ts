@@ -5,9 +5,8 @@
  */
 import type { ChalkInstance } from 'chalk';
 import type { CallResult } from '../backends/types.js';
-import { printable } from '../backends/remote.js';
 import type { PriceOutcome } from '../engine/engine.js';
-import { describeOrder, type Order } from '../order/schema.js';
+import { describeOrder, type Order, printable } from '../order/schema.js';
 import type { OrderObject, OrderRead, PositionRead } from '../service/shapes.js';
 import { fitTable, type FittedTable } from './io.js';
 

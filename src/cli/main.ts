@@ -71,9 +71,14 @@ function report(error: unknown, rawIo: Io, json: boolean, secrets: string[]): nu
 
 /** The bin's entry: real streams and environment; sets the exit code and lets Node exit. */
 export async function main(): Promise<void> {
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE') throw error;
-  });
+  // A reader that has gone (`| head`, a supervisor that closed its pipe) loses the lines it would
+  // have read; it must not kill the process: a `trade serve` keeps serving, a command keeps its
+  // exit code.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+    });
+  }
   process.exitCode = await run(process.argv.slice(2), {
     stdin: process.stdin,
     stdout: process.stdout,

@@ -39,6 +39,7 @@ describe('bad requests', () => {
     }
     expect(server.snapshot()).toEqual(before);
     expect(({} as Record<string, unknown>).admin).toBeUndefined();
+    expect((await server.http('POST', PLACE, { headers: JSON_AUTH, body: order })).status).toBe(200);
   });
 
   it('reads a JSON body whatever its Content-Type says, or when it has none (§1.3)', async () => {

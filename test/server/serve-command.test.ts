@@ -123,6 +123,17 @@ describe('trade serve (the built bin)', () => {
     expect(stderr).not.toContain('file-token-abcdef');
   });
 
+  it('keeps serving when whoever read its stderr has gone (a closed pipe is not a crash)', async () => {
+    const serve = spawnServe(['--log'], { TRADE_SERVE_TOKEN: 'pipe-token-0123456789' });
+    const url = await serve.url;
+    // As `trade serve --log 2>&1 | head -1` would: the reader goes away; every request then logs a line.
+    serve.child.stderr!.destroy();
+    for (let i = 0; i < 20; i++) expect((await place(url, 'pipe-token-0123456789')).statusCode).toBe(200);
+    expect(serve.child.exitCode).toBeNull();
+    serve.child.kill('SIGTERM');
+    expect(await serve.exited).toBe(0);
+  });
+
   it('two servers and the CLI share one store', async () => {
     const token = { TRADE_SERVE_TOKEN: 'shared-store-token' };
     const servers = [spawnServe([], token), spawnServe([], token)];
