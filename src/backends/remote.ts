@@ -11,7 +11,7 @@ import {
   RateLimitedError,
   RejectedError,
 } from '../order/errors.js';
-import { type ArgsOf, OPERATIONS, type OperationName, type OperationSpec, pathParams, type ReplyOf } from '../service/operations.js';
+import { type ArgsOf, OPERATIONS, type OperationName, type OperationSpec, pathParams, type ReplyOf, wsApiFor } from '../service/operations.js';
 import { printable as escapeUnprintable } from '../order/schema.js';
 import { type ErrorBody, failureOf, ntSpelling, parseReply } from '../service/shapes.js';
 
@@ -218,6 +218,5 @@ export function previewHttp<K extends OperationName>(baseUrl: string, token: str
 }
 
 export function previewWs<K extends OperationName>(wsUrl: string, token: string, name: K, args: ArgsOf<K>): RequestPreview {
-  const operation = OPERATIONS[name] as OperationSpec;
-  return { transport: 'ws', url: wsUrl, headers: authHeaders(token, true), message: { action: 'rpc', id: '1', api: operation.ws[0], args: rpcArgs(args) } };
+  return { transport: 'ws', url: wsUrl, headers: authHeaders(token, true), message: { action: 'rpc', id: '1', api: wsApiFor(name, args), args: rpcArgs(args) } };
 }

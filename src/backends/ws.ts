@@ -7,7 +7,7 @@
  */
 import WebSocket from 'ws';
 import { NetworkError } from '../order/errors.js';
-import { OPERATIONS, type OperationSpec } from '../service/operations.js';
+import { OPERATIONS, type OperationSpec, wsApiFor } from '../service/operations.js';
 import { openSocket } from './ws-handshake.js';
 import { checkTransport, outcomeUnknown, readReply, type RemoteOptions, rpcArgs, wsStatus } from './remote.js';
 import type { Backend } from './types.js';
@@ -136,7 +136,7 @@ export function createWsBackend(options: WsBackendOptions): WsBackend {
     async call(name, args) {
       const operation = OPERATIONS[name] as OperationSpec;
       const effect = operation.movesMoney ? operation.effect : undefined;
-      const { data, status } = await rpc(operation.ws[0], rpcArgs(args), effect);
+      const { data, status } = await rpc(wsApiFor(name, args), rpcArgs(args), effect);
       return { body: data, value: readReply(name, status ?? wsStatus(data), data, { where, effect }) };
     },
     async close() {

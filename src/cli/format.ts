@@ -34,7 +34,8 @@ export function orderStatus(order: OrderRead): string {
   return order.orderState === undefined ? 'unknown' : printable(order.orderState.toLowerCase());
 }
 
-function rows(pairs: Array<[string, string]>): string[] {
+/** `key  value` rows, aligned. */
+export function rows(pairs: Array<[string, string]>): string[] {
   const width = Math.max(...pairs.map(([k]) => k.length));
   return pairs.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`);
 }
@@ -56,7 +57,7 @@ function bracketRows(brackets: OrderObject[] | undefined): Array<[string, string
 }
 
 export function formatOrderResult(
-  kind: 'place' | 'reverse',
+  kind: 'place' | 'reverse' | 'replace',
   order: Order,
   result: CallResult<'PlaceOrder'>,
   backendLabel: string,
@@ -74,12 +75,15 @@ export function formatOrderResult(
     if (cancelled > 0) pairs.push(['cancelled', `${cancelled} working order${cancelled === 1 ? '' : 's'}`]);
     pairs.push(['placed', describeOrder(order)]);
   } else {
-    lines.push(c.green(`Placed ${describeOrder(order)}`));
+    lines.push(c.green(`${kind === 'replace' ? 'Replaced with' : 'Placed'} ${describeOrder(order)}`));
+    const cancelled = detail?.cancelledOrderIds ?? [];
+    if (kind === 'replace' && cancelled.length > 0) pairs.push(['cancelled', cancelled.join(', ')]);
+    if (detail?.closingOrder) pairs.push(['closed', `${upper(detail.closingOrder.orderAction)} ${detail.closingOrder.quantity} MARKET, ${orderStatus(detail.closingOrder)} (order ${detail.closingOrder.orderId})`]);
   }
   pairs.push(['order id', printable(result.value.orderId)]);
   pairs.push(['account', account]);
   if (detail?.order) pairs.push(['status', orderStatus(detail.order)]);
-  if (kind === 'place' && detail?.cancelledOrderIds?.length) pairs.push(['cancelled', `${detail.cancelledOrderIds.join(', ')} (OCO)`]);
+  if (kind === 'place' && detail?.cancelledOrderIds?.length) pairs.push(['cancelled', `${detail.cancelledOrderIds.join(', ')}`]);
   pairs.push(...bracketRows(detail?.bracketOrders));
   pairs.push(['backend', backendLabel]);
   return [...lines, ...rows(pairs)];

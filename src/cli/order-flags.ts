@@ -18,6 +18,8 @@ export interface OrderFlagValues {
   ocoId?: string;
   strategy?: string;
   orderId?: string;
+  requirePosition?: string;
+  maxPositions?: string;
 }
 
 export type OrderDraft = { [K in keyof Order]?: unknown };
@@ -35,6 +37,8 @@ export const FLAG_FOR: Record<keyof Order, string> = {
   ocoId: '--oco-id',
   strategy: '--strategy',
   orderId: '--order-id',
+  requireMarketPosition: '--require-position',
+  maxPositions: '--max-positions',
 };
 
 export const REQUIRED_FIELDS = ['account', 'instrument', 'action', 'quantity', 'orderType', 'timeInForce'] as const;
@@ -64,6 +68,8 @@ export function draftFromFlags(flags: OrderFlagValues, defaults: { account?: str
     ocoId: flags.ocoId,
     strategy: flags.strategy,
     orderId: flags.orderId,
+    requireMarketPosition: flags.requirePosition,
+    maxPositions: numberOrText(flags.maxPositions),
   };
   for (const key of Object.keys(draft) as Array<keyof Order>) if (draft[key] === undefined) delete draft[key];
   return draft;

@@ -162,17 +162,24 @@ export async function promptDraft(prompter: Prompter, flags: OrderDraft, options
 }
 
 /** The one line a person checks before sending: the whole order, the account, where it goes. */
-export function summaryLine(kind: 'place' | 'reverse', order: Order, backendLabel: string): string {
+export function summaryLine(kind: 'place' | 'reverse' | 'replace', order: Order, backendLabel: string): string {
   const { account, body } = splitOrder(order);
-  const what = kind === 'place' ? describeOrder(body) : `close ${body.instrument}, then ${describeOrder(body)}`;
-  return `${kind === 'place' ? 'Place' : 'Reverse'}: ${what} · account ${account} · ${backendLabel}`;
+  const what = kind === 'reverse' ? `close ${body.instrument}, then ${describeOrder(body)}` : describeOrder(body);
+  const verb = { place: 'Place', reverse: 'Reverse', replace: 'Replace with' }[kind];
+  return `${verb}: ${what} · account ${account} · ${backendLabel}`;
 }
 
 /** Shows the summary and asks to send: Yes by default on the simulation, No where money is real. */
-export async function confirmOrder(ctx: CommandContext, prompter: Prompter, kind: 'place' | 'reverse', order: Order, backend: Backend): Promise<void> {
+export async function confirmOrder(
+  ctx: CommandContext,
+  prompter: Prompter,
+  kind: 'place' | 'reverse' | 'replace',
+  order: Order,
+  backend: Backend,
+): Promise<void> {
   ctx.io.err(summaryLine(kind, order, backend.label));
   const send = await prompter.confirm({
-    message: kind === 'place' ? 'Send this order?' : 'Close the position and send this order?',
+    message: { place: 'Send this order?', reverse: 'Close the position and send this order?', replace: 'Cancel the order and send this one?' }[kind],
     default: backend.name === 'embedded',
   });
   if (!send) throw new CancelledError();

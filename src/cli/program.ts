@@ -73,6 +73,9 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
   addOrderOptions(
     program
       .command('place')
+      .option('--require-position <sides>', 'place only when the position in the instrument is one of these: flat, long, short (a comma list)')
+      .option('--max-positions <n>', 'refuse an order that opens a position when the account already has this many open')
+      .option('--flatten-first', "cancel the instrument's working orders and close its position first, then place (FlatPlace)")
       .summary('Place an order')
       .description(
         'Place an order (Place Order). At a terminal, asks for the fields the flags leave out, then confirms; otherwise every required flag must be given.',
@@ -84,6 +87,8 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
           `trade place --account Sim101 --instrument "NQ 12-25" --action sell --quantity 2 --order-type limit --limit-price 21000.25 --tif gtc --json`,
           'trade place                              # at a terminal: asks for each field, then confirms',
           `trade place -i --instrument "ES 09-25"   # asks every field, the flags as defaults`,
+          `trade place --account Sim101 --instrument ES --action BUY --quantity 1 --order-type MARKET --tif DAY --order-id my-1 --require-position flat`,
+          `trade place --account Sim101 --instrument "ES 09-25" --action SELL --quantity 2 --order-type MARKET --tif DAY --flatten-first`,
         ),
       ),
   ).action(async (options) => {
@@ -94,15 +99,17 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
   addOrderOptions(
     program
       .command('reverse')
+      .option('--invert', 'turn the position over at its own size (Reverse): long 2 becomes short 2; takes only --account and --instrument')
       .summary('Reverse a position: close it, place a new order')
       .description(
-        'Reverse a position (Reverse Position): cancel the working orders in the instrument, close the position, then place the new order. Fails, changing nothing, when no position is open.',
+        'Reverse a position (ReversePosition): cancel the working orders in the instrument, close the position, then place the new order. With --invert (Reverse), turn it over at its own size instead. Fails, changing nothing, when no position is open.',
       )
       .addHelpText(
         'after',
         examples(
           `trade reverse --account Sim101 --instrument "ES 09-25" --action SELL --quantity 1 --order-type MARKET --tif DAY`,
           'trade reverse --account Sim101           # at a terminal: asks for the rest, then confirms',
+          `trade reverse --invert --account Sim101 --instrument "ES 09-25"`,
         ),
       ),
   ).action(async (options) => {
@@ -112,35 +119,146 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
 
   program
     .command('cancel')
-    .summary('Cancel a working order and its OCO group')
+    .summary('Cancel a working order, or all of them')
     .description(
-      'Cancel a working order (Cancel). Orders in its OCO group are cancelled with it. A filled, cancelled, expired or unknown order is refused.',
+      "Cancel a working order (Cancel); orders in its OCO group are cancelled with it. A filled, cancelled, expired or unknown order is refused. With --all, every working order of the account (CancelOrders); with --all-accounts, of every account (CancelAllOrders); --instrument narrows either to one instrument.",
     )
-    .argument('<order-id>', 'the id Place Order returned')
+    .argument('[order-id]', 'the id PlaceOrder returned (or your --order-id)')
     .option('--account <name>', 'the account the order is in (required by remote backends)')
-    .option('--json', 'print {"orderId":"...","success":true} on stdout')
+    .option('--all', "every working order of the account")
+    .option('--all-accounts', 'every working order of every account')
+    .option('--instrument <instrument>', 'with --all or --all-accounts: only this instrument')
+    .option('--json', "print the service's body: {\"orderId\":\"...\",\"success\":true}, or {\"orderIds\":[...],\"success\":true}")
     .addHelpText(
       'after',
-      examples('trade cancel 2ea6bcace215a4d965afa9907f5c88fd --account Sim101', 'trade cancel 2ea6bcace215a4d965afa9907f5c88fd --json'),
+      examples(
+        'trade cancel 2ea6bcace215a4d965afa9907f5c88fd --account Sim101',
+        'trade cancel --all --account Sim101 --instrument "ES 09-25"',
+        'trade cancel --all-accounts --json',
+      ),
     )
-    .action(async (orderId: string, options) => {
+    .action(async (orderId: string | undefined, options) => {
       const { runCancel } = await import('./commands/cancel.js');
       await runCancel(ctx, orderId, options);
     });
 
+  addOrderOptions(
+    program
+      .command('replace')
+      .summary('Cancel a working order and place another in one step')
+      .description(
+        'Replace a working order (Replace): the new order the flags describe is checked first; then the old one is cancelled and the new one placed, both or neither. The new order gets an id of its own.',
+      )
+      .argument('<order-id>', 'the working order to replace')
+      .addHelpText(
+        'after',
+        examples(
+          `trade replace 2ea6bcace215a4d965afa9907f5c88fd --account Sim101 --instrument "ES 09-25" --action BUY --quantity 2 --order-type LIMIT --limit-price 4490 --tif GTC`,
+        ),
+      ),
+  ).action(async (orderId: string, options) => {
+    const { runReplace } = await import('./commands/replace.js');
+    await runReplace(ctx, orderId, options);
+  });
+
   program
-    .command('close')
-    .summary('Close a position at market')
+    .command('modify')
+    .summary("Change a working order's quantity, limit or stop")
     .description(
-      "Close a position (Close Position): cancel the instrument's working orders in the account, then flatten at market.",
+      "Change a working order (Change): its quantity, limit price or stop price; what is not given stays as it is. The order keeps its id. A limit moved through the last price fills at once; a stop moved to the wrong side of it is refused.",
+    )
+    .argument('<order-id>', 'the working order')
+    .option('--account <name>', 'the account the order is in (default: TRADE_ACCOUNT or the config)')
+    .option('--quantity <n>', 'new quantity, a whole number from 1')
+    .option('--limit-price <price>', 'new limit price (LIMIT and STOPLIMIT orders)')
+    .option('--stop-price <price>', 'new stop price (STOPMARKET and STOPLIMIT orders)')
+    .option('--json', "print the service's body: {\"orderId\":\"...\",\"success\":true}")
+    .addHelpText(
+      'after',
+      examples(
+        'trade modify 2ea6bcace215a4d965afa9907f5c88fd --account Sim101 --limit-price 4495.5',
+        'trade modify my-order-1 --account Sim101 --quantity 3 --stop-price 4480',
+      ),
+    )
+    .action(async (orderId: string, options) => {
+      const { runModify } = await import('./commands/modify.js');
+      await runModify(ctx, orderId, options);
+    });
+
+  program
+    .command('bracket')
+    .summary('Protect a position with a take-profit and a stop-loss')
+    .description(
+      "Cancel the instrument's working orders, then place a take-profit (LIMIT) and a stop-loss (STOPMARKET) on the other side, one cancelling the other (CancelAndBracket). --action is the side of the position protected: BUY protects a long. The size is clamped to the position; with no position the bracket is placed at --quantity.",
     )
     .option('--account <name>', 'account name, e.g. Sim101')
     .option('--instrument <instrument>', "instrument: 'ES 09-25', or ES, ES1!, ESU5 (resolved to a dated contract)")
-    .option('--json', 'print {"closedPositions":[...],"success":true} on stdout')
-    .addHelpText('after', examples(`trade close --account Sim101 --instrument "ES 09-25"`, `trade close --account Sim101 --instrument "ES 09-25" --json`))
+    .option('--action <action>', 'BUY (protect a long) or SELL (protect a short)')
+    .option('--quantity <n>', 'contracts, a whole number from 1')
+    .option('--take-profit <price>', 'limit price of the target')
+    .option('--stop-loss <price>', 'stop price of the stop')
+    .option('--tif <tif>', 'DAY or GTC (default GTC)')
+    .option('--json', "print the service's body: {\"orderIds\":[...],\"cancelledOrderIds\":[...],\"ocoId\":\"...\",\"quantity\":N,\"success\":true}")
+    .addHelpText(
+      'after',
+      examples(`trade bracket --account Sim101 --instrument "ES 09-25" --action BUY --quantity 1 --take-profit 4510 --stop-loss 4490`),
+    )
+    .action(async (options) => {
+      const { runBracket } = await import('./commands/bracket.js');
+      await runBracket(ctx, options);
+    });
+
+  program
+    .command('close')
+    .summary('Close a position at market, all or a part')
+    .description(
+      "Close a position (ClosePosition): all of it, cancelling the instrument's working orders in the account first; or a part (--quantity contracts, or --percent of them rounded up), leaving the orders working. With --strategy, close an ATM strategy instead (CloseStrategy): its orders and its position.",
+    )
+    .option('--account <name>', 'account name, e.g. Sim101')
+    .option('--instrument <instrument>', "instrument: 'ES 09-25', or ES, ES1!, ESU5 (resolved to a dated contract)")
+    .option('--quantity <n>', 'close only this many contracts (more than the position closes it all)')
+    .option('--percent <p>', 'close this share of the position, rounded up: 25, 25% or 0.25')
+    .option('--strategy <id>', "close the ATM strategy with this id (its entry order's id)")
+    .option('--json', "print the service's body: {\"closedPositions\":[...],\"success\":true}")
+    .addHelpText(
+      'after',
+      examples(
+        `trade close --account Sim101 --instrument "ES 09-25"`,
+        `trade close --account Sim101 --instrument "ES 09-25" --quantity 1`,
+        `trade close --account Sim101 --instrument ES --percent 50 --json`,
+        'trade close --account Sim101 --strategy 2ea6bcace215a4d965afa9907f5c88fd',
+      ),
+    )
     .action(async (options) => {
       const { runClose } = await import('./commands/close.js');
       await runClose(ctx, options);
+    });
+
+  program
+    .command('flatten')
+    .summary("Close an account's positions and cancel its orders")
+    .description(
+      "Flatten an account (Flatten): cancel its working orders and close its positions, all or one instrument's. --side long|short, or --all-accounts, close the positions meeting every filter across accounts (FlattenEverything). --everything closes every position and cancels every order of every account: at a terminal you type a confirmation; a script needs --everything --yes.",
+    )
+    .option('--account <name>', 'the account (default: TRADE_ACCOUNT or the config)')
+    .option('--instrument <instrument>', 'only this instrument')
+    .option('--side <side>', 'only long or only short positions')
+    .option('--all-accounts', 'every account (with --instrument or --side to narrow it)')
+    .option('--everything', 'every position and order of every account (asks for a typed confirmation, or needs --yes)')
+    .option('-y, --yes', 'with --everything: no confirmation (for scripts)')
+    .option('--json', "print the service's body: {\"closedPositions\":[...],\"success\":true}")
+    .addHelpText(
+      'after',
+      examples(
+        'trade flatten --account Sim101',
+        'trade flatten --account Sim101 --instrument "ES 09-25"',
+        'trade flatten --all-accounts --side short',
+        'trade flatten --everything --yes',
+      ),
+    )
+    .action(async (options) => {
+      const { runFlatten } = await import('./commands/flatten.js');
+      await runFlatten(ctx, options);
     });
 
   const price = program
@@ -219,6 +337,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .option('--account <name>', 'only this account (default: TRADE_ACCOUNT or the config)')
     .option('--instrument <instrument>', 'only this instrument (any form: ES 09-25, ES, ES1!, ESU5)')
     .option('--all', 'include flat positions (instruments traded and closed)')
+    .option('--include-flat', 'the same as --all (the service calls it includeFlat)')
     .option('--json', "print the service's body: {\"positions\":[...],\"count\":N,\"success\":true}")
     .addHelpText('after', examples('trade positions', 'trade positions --account Sim101 --json', 'trade positions --all'))
     .action(async (options) => {
@@ -242,23 +361,110 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
       await runOrders(ctx, options);
     });
 
+  program
+    .command('order')
+    .summary('Show one order, or only its state')
+    .description("Show one order (GetOrder): its side, size, type, prices, state and fills. With --status, only its state (GetOrderStatus): the cheap call to poll, and the way to learn what became of an order whose outcome was unknown.")
+    .argument('<order-id>', 'the id PlaceOrder returned (or your --order-id)')
+    .option('--account <name>', 'the account the order is in (default: TRADE_ACCOUNT or the config)')
+    .option('--status', 'only the state: Working, Filled, Cancelled, ...')
+    .option('--json', "print the service's body (the Order object, or {\"status\":\"Filled\",...})")
+    .addHelpText('after', examples('trade order 2ea6bcace215a4d965afa9907f5c88fd --account Sim101', 'trade order my-order-1 --account Sim101 --status'))
+    .action(async (orderId: string, options) => {
+      const { runOrder } = await import('./commands/order.js');
+      await runOrder(ctx, orderId, options);
+    });
+
+  program
+    .command('position')
+    .summary('Show the position in one instrument')
+    .description('Show the position of an account in one instrument (GetPosition): Long, Short or Flat, the size, the average price, the last price and the unrealized P&L. A flat instrument is not an error.')
+    .argument('<instrument>', "instrument: 'ES 09-25', or ES, ES1!, ESU5 (resolved to a dated contract)")
+    .option('--account <name>', 'the account (default: TRADE_ACCOUNT or the config)')
+    .option('--json', "print the service's body (the Position object)")
+    .addHelpText('after', examples('trade position "ES 09-25" --account Sim101', 'trade position ES1! --account Sim101 --json'))
+    .action(async (instrument: string, options) => {
+      const { runPosition } = await import('./commands/position.js');
+      await runPosition(ctx, instrument, options);
+    });
+
+  program
+    .command('quote')
+    .summary('Quotes of one or more instruments')
+    .description('Quotes (GetQuote): last, bid, ask, the day\'s open, high, low and volume, and the previous close. On the embedded engine they come from its last prices; an instrument with no price is an error naming it, and nothing is printed for the others.')
+    .argument('<instrument...>', "one or more instruments: 'ES 09-25', ES, ES1!, ESU5")
+    .option('--json', "print the service's body (one Quote object, or an array for several)")
+    .addHelpText('after', examples('trade quote "ES 09-25"', 'trade quote ES NQ --json'))
+    .action(async (instruments: string[], options) => {
+      const { runQuote } = await import('./commands/quote.js');
+      await runQuote(ctx, instruments, options);
+    });
+
+  program
+    .command('executions')
+    .summary("An account's recent fills")
+    .description("List an account's executions (GetExecutions) of the last --lookback seconds (default 320, at most 900), oldest first.")
+    .option('--account <name>', 'the account (default: TRADE_ACCOUNT or the config)')
+    .option('--lookback <seconds>', 'how far back, 1 to 900 seconds (default 320)')
+    .option('--json', "print the service's body: {\"executions\":[...]}")
+    .addHelpText('after', examples('trade executions --account Sim101', 'trade executions --account Sim101 --lookback 900 --json'))
+    .action(async (options) => {
+      const { runExecutions } = await import('./commands/executions.js');
+      await runExecutions(ctx, options);
+    });
+
+  program
+    .command('execution')
+    .summary('Show one fill')
+    .description('Show one execution (GetExecution) by its id.')
+    .argument('<execution-id>', 'the id trade executions shows')
+    .option('--account <name>', 'the account (default: TRADE_ACCOUNT or the config)')
+    .option('--json', "print the service's body (the Execution object)")
+    .addHelpText('after', examples('trade execution 550837ff9e784c2895ef6dab22d06be0 --account Sim101'))
+    .action(async (executionId: string, options) => {
+      const { runExecution } = await import('./commands/executions.js');
+      await runExecution(ctx, executionId, options);
+    });
+
+  program
+    .command('account')
+    .summary("One account's money: cash, net liquidation, P&L")
+    .description("Show one account (GetAccount): cash, net liquidation, realized P&L of the trading day, unrealized P&L, buying power and status. With --watermarks, its P&L high-water marks (GetWatermarks).")
+    .argument('[name]', 'the account (default: TRADE_ACCOUNT or the config)')
+    .option('--watermarks', 'the P&L high-water marks instead')
+    .option('--json', "print the service's body (the Account object)")
+    .addHelpText('after', examples('trade account Sim101', 'trade account Sim101 --json', 'trade account Sim101 --watermarks'))
+    .action(async (name: string | undefined, options) => {
+      const { runAccount } = await import('./commands/accounts.js');
+      await runAccount(ctx, name, options);
+    });
+
   const accounts = program
     .command('accounts')
-    .summary("Manage the embedded engine's simulation accounts")
-    .description('Manage the simulation accounts of the embedded engine.')
-    .addHelpText('after', examples('trade accounts list', 'trade accounts add Sim102'));
+    .summary('List accounts; add simulation accounts')
+    .description("List the accounts with their money figures (ListAccounts), take a snapshot of every account and its positions (GetSnapshot), or add a simulation account to the embedded engine.")
+    .addHelpText('after', examples('trade accounts list', 'trade accounts snapshot', 'trade accounts add Sim102'));
   accounts
     .command('list')
-    .description('List the simulation accounts.')
-    .option('--json', 'print {"accounts":[...],"success":true} on stdout')
-    .addHelpText('after', examples('trade accounts list --json'))
+    .description('List every account with its cash, net liquidation, P&L and status (ListAccounts).')
+    .option('--json', "print the service's body: {\"accounts\":[...],\"count\":N,\"success\":true}")
+    .addHelpText('after', examples('trade accounts list', 'trade accounts list --json'))
     .action(async (options) => {
       const { runAccountsList } = await import('./commands/accounts.js');
       await runAccountsList(ctx, options);
     });
   accounts
+    .command('snapshot')
+    .description('Every account and its open positions at one moment (GetSnapshot).')
+    .option('--json', "print the service's body: {\"type\":\"snapshot\",\"accounts\":[...],...}")
+    .addHelpText('after', examples('trade accounts snapshot', 'trade accounts snapshot --json'))
+    .action(async (options) => {
+      const { runSnapshot } = await import('./commands/accounts.js');
+      await runSnapshot(ctx, options);
+    });
+  accounts
     .command('add')
-    .description('Add a simulation account (names match in any case).')
+    .description('Add a simulation account to the embedded engine (names match in any case).')
     .argument('<name>', 'the new account name')
     .option('--json', 'print {"account":NAME,"success":true} on stdout')
     .addHelpText('after', examples('trade accounts add Sim102'))

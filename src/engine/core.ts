@@ -6,6 +6,8 @@ import type { Effects } from './types.js';
 export interface Core {
   q: Queries;
   makeId: () => string;
+  /** Execution ids: random, never the order ids a test may script. */
+  makeExecutionId: () => string;
 }
 
 /** Random bytes drawn 4 KiB at a time: one system call per 256 ids instead of one per id. */

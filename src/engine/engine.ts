@@ -22,15 +22,31 @@ import {
   toPosition,
   toTemplate,
 } from './queries.js';
-import { type Db, openStore } from './store.js';
+import { createMarket } from './market.js';
+import { type Db, isBusy, openStore } from './store.js';
+import { createTrading } from './trading.js';
 import type { Engine, EngineOptions, OrderFilter, PositionRecord } from './types.js';
 
 export * from './types.js';
 export { nextPosition } from './position.js';
 export { newOrderId };
 
+/** Another process held the write lock past the busy timeout: nothing of ours was written. */
+function storeBusy(error: unknown): unknown {
+  if (!isBusy(error)) return error;
+  return new RejectedError('The store is busy: another trade process held its write lock too long. Nothing was written; try again.', {
+    status: 503,
+    code: 'store_busy',
+  });
+}
+
 export function createEngine(file: string, options: EngineOptions = {}): Engine {
-  const db = openStore(file, options.busyTimeoutMs);
+  let db: Db;
+  try {
+    db = openStore(file, options.busyTimeoutMs);
+  } catch (error) {
+    throw storeBusy(error);
+  }
   try {
     return createEngineOnDb(db, file, options);
   } catch (error) {
@@ -41,7 +57,7 @@ export function createEngine(file: string, options: EngineOptions = {}): Engine 
 
 export function createEngineOnDb(db: Db, file: string, options: EngineOptions = {}): Engine {
   const clock = () => (options.now ? options.now() : new Date());
-  const core: Core = { q: prepareQueries(db), makeId: options.newOrderId ?? newOrderId };
+  const core: Core = { q: prepareQueries(db), makeId: options.newOrderId ?? newOrderId, makeExecutionId: newOrderId };
   const { q } = core;
 
   /** Wraps an operation in an IMMEDIATE transaction that first expires due DAY orders. */
@@ -55,14 +71,7 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
       try {
         return transaction.immediate(...args);
       } catch (error) {
-        // Another process held the write lock past the busy timeout: nothing of ours was written.
-        if ((error as { code?: unknown }).code === 'SQLITE_BUSY') {
-          throw new RejectedError(
-            `The store is busy: another trade process held its write lock too long. Nothing was written; try again.`,
-            { status: 503, code: 'store_busy' },
-          );
-        }
-        throw error;
+        throw storeBusy(error);
       }
     };
   }
@@ -115,14 +124,6 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
     return { ...effects, orderId: record.orderId, order: record, closingOrder, closed: toPosition(position) };
   });
 
-  const close = write((time, accountName: string, instrument: string) => {
-    const position = openPosition(resolveAccount(accountName), instrument);
-    if (!position) throw new RejectedError(`No positions found for instrument '${instrument}'`, { code: 'no_position' });
-    const effects = newEffects();
-    const closingOrder = closeOpenPosition(core, position, 'close', time, effects);
-    return { ...effects, closingOrder, closed: toPosition(position) };
-  });
-
   /** An order by the service's id: in the account when one is given, else the oldest with that id. */
   function findRow(orderId: string, accountName: string | undefined): OrderRow | undefined {
     if (accountName === undefined) return q.ordersByOrderId.get(orderId);
@@ -139,9 +140,13 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
     return { orderId, order: toOrder(q.orderById.get(row.id)!), cancelledOrderIds: effects.cancelledOrderIds };
   });
 
+  const trading = createTrading({ core, resolveAccount, openPosition, findRow });
+  const market = createMarket(db);
+
   const setPrice = write((time, instrument: string, price: number) => {
     const previousPrice = lastPrice(core, instrument) ?? null;
     q.upsertPrice.run(instrument, price, time);
+    q.insertTick.run(instrument, price, time);
     const effects = newEffects();
     sweep(core, instrument, previousPrice, price, time, effects);
     return { ...effects, instrument, price, previousPrice };
@@ -180,7 +185,22 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
     placeOrder: place,
     reversePosition: reverse,
     cancelOrder: cancel,
-    closePosition: close,
+    closePosition: write(trading.close),
+    flatten: write(trading.flatten),
+    flattenEverything: write(trading.flattenEverything),
+    invertPosition: write(trading.invert),
+    flatPlace: write(trading.flatPlace),
+    changeOrder: write(trading.change),
+    replaceOrder: write(trading.replace),
+    cancelOrders: write(trading.cancelMany),
+    bracket: write(trading.bracket),
+    closeStrategy: write(trading.closeStrategy),
+    quoteDay: (instrument) => market.quoteDay(instrument, clock()),
+    ticks: (instrument, from, to) => market.ticks(instrument, from, to),
+    accountMoney: (account) => market.money(resolveAccount(account), clock()),
+    getFill(account, executionId) {
+      return this.listFills({ account }).find((f) => f.executionId === executionId);
+    },
     setPrice,
     listPrices: () => q.prices.all(),
     lastPrice: (instrument) => lastPrice(core, instrument),
@@ -215,12 +235,11 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
       return row ? toPosition(row) : undefined;
     },
     listFills(filter = {}) {
-      const { sql, params } = where(filter, [], 'f.');
-      const columns = 'f.order_id, f.account, f.instrument, f.action, f.quantity, f.price, f.time, o.order_type, o.origin';
+      const { sql, params } = filter.since === undefined ? where(filter, [], 'f.') : where(filter, ['f.time >= ?'], 'f.', [filter.since]);
+      const columns =
+        'f.seq, f.execution_id, o.order_id, f.account, f.instrument, f.action, f.quantity, f.price, f.time, o.order_type, o.origin, f.position_after, f.realized';
       return db
-        .prepare<string[], FillRow>(
-          `SELECT ${columns} FROM fills f JOIN orders o ON o.id = f.order_id${sql} ORDER BY f.seq`,
-        )
+        .prepare<string[], FillRow>(`SELECT ${columns} FROM fills f JOIN orders o ON o.id = f.order_id${sql} ORDER BY f.seq`)
         .all(...params)
         .map(toFill);
     },
@@ -229,6 +248,7 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
     removeAtmTemplate: removeAtm,
     expireDayOrders: expire,
     listAccounts: () => q.accounts.all().map((r) => r.name),
+    accountId: (account) => q.account.get(resolveAccount(account))!.id,
     addAccount,
     resolveAccount,
     close: () => db.close(),

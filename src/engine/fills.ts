@@ -18,8 +18,16 @@ import type { Effects } from './types.js';
 export function fillOrder(core: Core, row: OrderRow, price: number | null, time: string, effects: Effects): OrderRow[] {
   const { q } = core;
   if (q.markFilled.run(price, time, row.id).changes === 0) return [];
-  q.insertFill.run(row.id, row.account, row.instrument, row.action, row.quantity, price, time);
+  const current = q.position.get(row.account, row.instrument);
+  const before = current
+    ? { quantity: current.quantity, avgPrice: current.avg_price, realizedPnl: current.realized_pnl, pnlKnown: current.pnl_known === 1 }
+    : FLAT;
+  const next = nextPosition(before, row.action === 'BUY' ? row.quantity : -row.quantity, price);
+  const realized = next.realizedPnl - before.realizedPnl;
+  const executionId = core.makeExecutionId();
+  q.insertFill.run(row.id, row.account, row.instrument, row.action, row.quantity, price, time, executionId, next.quantity, realized);
   effects.fills.push({
+    executionId,
     orderId: row.order_id,
     account: row.account,
     instrument: row.instrument,
@@ -29,12 +37,9 @@ export function fillOrder(core: Core, row: OrderRow, price: number | null, time:
     time,
     orderType: row.order_type,
     origin: row.origin,
+    positionAfter: next.quantity,
+    realized,
   });
-  const current = q.position.get(row.account, row.instrument);
-  const before = current
-    ? { quantity: current.quantity, avgPrice: current.avg_price, realizedPnl: current.realized_pnl, pnlKnown: current.pnl_known === 1 }
-    : FLAT;
-  const next = nextPosition(before, row.action === 'BUY' ? row.quantity : -row.quantity, price);
   q.upsertPosition.run({
     account: row.account,
     instrument: row.instrument,

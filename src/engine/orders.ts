@@ -12,6 +12,26 @@ import { assertOcoIdUsable, cancelWithGroup } from './oco.js';
 import { type NewOrderRow, type OrderRow, type PositionRow, toOrder } from './queries.js';
 import type { Effects, OrderOrigin, OrderRecord } from './types.js';
 
+/** PlaceOrder's guards (§3.1, §8.7): the position required, and the most open positions allowed. */
+function checkGuards(core: Core, order: Order): void {
+  if (order.requireMarketPosition === undefined && order.maxPositions === undefined) return;
+  const held = core.q.position.get(order.account, order.instrument)?.quantity ?? 0;
+  const side = held > 0 ? 'long' : held < 0 ? 'short' : 'flat';
+  if (order.requireMarketPosition !== undefined && !order.requireMarketPosition.includes(side)) {
+    throw new RejectedError(
+      `Market position requirement not met: ${order.instrument} in account '${order.account}' is ${side[0]!.toUpperCase()}${side.slice(1)}; required ${order.requireMarketPosition.join(', ')}`,
+      { code: 'market_position' },
+    );
+  }
+  if (order.maxPositions !== undefined && held === 0) {
+    const open = core.q.openPositionsOf.all(order.account).length;
+    if (open >= order.maxPositions)
+      throw new RejectedError(`Max positions reached: account '${order.account}' has ${open} open positions; maxPositions is ${order.maxPositions}`, {
+        code: 'max_positions',
+      });
+  }
+}
+
 /** Checks an order (its account already canonical) and builds its row. Throws RejectedError. */
 function prepare(core: Core, order: Order, origin: OrderOrigin, time: string, last: number | undefined): NewOrderRow {
   if (order.orderId !== undefined && core.q.orderByOrderId.get(order.account, order.orderId)) {
@@ -19,6 +39,7 @@ function prepare(core: Core, order: Order, origin: OrderOrigin, time: string, la
       code: 'duplicate_order_id',
     });
   }
+  checkGuards(core, order);
   const template = order.strategy === undefined ? undefined : findTemplate(core, order.strategy);
   if (order.ocoId !== undefined) assertOcoIdUsable(core, order.account, order.ocoId);
   if (template && order.orderType === 'MARKET' && last === undefined) {

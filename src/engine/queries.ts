@@ -16,6 +16,8 @@ export interface OrderRow {
   time_in_force: TimeInForce;
   limit_price: number | null;
   stop_price: number | null;
+  limit_price_changed: number | null;
+  stop_price_changed: number | null;
   oco_id: string | null;
   strategy: string | null;
   state: OrderState;
@@ -41,6 +43,9 @@ export interface PositionRow {
 }
 
 export interface FillRow {
+  seq: number;
+  execution_id: string;
+  /** The order's id for the service (orders.order_id). */
   order_id: string;
   account: string;
   instrument: string;
@@ -50,6 +55,8 @@ export interface FillRow {
   time: string;
   order_type: OrderType;
   origin: OrderOrigin;
+  position_after: number | null;
+  realized: number;
 }
 
 export interface TemplateRow {
@@ -100,6 +107,8 @@ export function toOrder(row: OrderRow): OrderRecord {
   };
   if (row.limit_price !== null) order.limitPrice = row.limit_price;
   if (row.stop_price !== null) order.stopPrice = row.stop_price;
+  if (row.limit_price_changed !== null) order.limitPriceChanged = row.limit_price_changed;
+  if (row.stop_price_changed !== null) order.stopPriceChanged = row.stop_price_changed;
   if (row.oco_id !== null) order.ocoId = row.oco_id;
   if (row.strategy !== null) order.strategy = row.strategy;
   if (row.parent_id !== null) order.parentOrderId = row.parent_id;
@@ -119,6 +128,7 @@ export function toPosition(row: PositionRow): PositionRecord {
 
 export function toFill(row: FillRow): FillRecord {
   return {
+    executionId: row.execution_id,
     orderId: row.order_id,
     account: row.account,
     instrument: row.instrument,
@@ -128,6 +138,8 @@ export function toFill(row: FillRow): FillRecord {
     time: row.time,
     orderType: row.order_type,
     origin: row.origin,
+    positionAfter: row.position_after ?? 0,
+    realized: row.realized,
   };
 }
 
@@ -162,7 +174,7 @@ function lazily<T extends Record<string, () => unknown>>(factories: T): { [K in 
 
 export function prepareQueries(db: Db) {
   return lazily({
-    account: () => db.prepare<[string], { name: string }>('SELECT name FROM accounts WHERE name = ?'),
+    account: () => db.prepare<[string], { name: string; id: number }>('SELECT name, rowid AS id FROM accounts WHERE name = ?'),
     accounts: () => db.prepare<[], { name: string }>('SELECT name FROM accounts ORDER BY name COLLATE NOCASE'),
     addAccount: () => db.prepare<[string, string]>('INSERT INTO accounts(name, created_at) VALUES (?, ?)'),
     insertOrder: () => db.prepare<[NewOrderRow]>(
@@ -186,9 +198,11 @@ export function prepareQueries(db: Db) {
     finish: () => db.prepare<[OrderState, string, string]>(
       `UPDATE orders SET state = ?, updated_at = ? WHERE id = ? AND state = 'WORKING'`,
     ),
-    insertFill: () => db.prepare<[string, string, string, Action, number, number | null, string]>(
-      'INSERT INTO fills (order_id, account, instrument, action, quantity, price, time) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    insertFill: () => db.prepare<[string, string, string, Action, number, number | null, string, string, number, number]>(
+      `INSERT INTO fills (order_id, account, instrument, action, quantity, price, time, execution_id, position_after, realized)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
+    insertTick: () => db.prepare<[string, number, string]>('INSERT INTO ticks (instrument, price, time) VALUES (?, ?, ?)'),
     position: () => db.prepare<[string, string], PositionRow>('SELECT * FROM positions WHERE account = ? AND instrument = ?'),
     upsertPosition: () => db.prepare(
       `INSERT INTO positions (account, instrument, quantity, avg_price, realized_pnl, pnl_known, updated_at)
@@ -200,6 +214,19 @@ export function prepareQueries(db: Db) {
     workingIn: () => db.prepare<[string, string], OrderRow>(
       `SELECT * FROM orders WHERE account = ? AND instrument = ? AND state = 'WORKING' ORDER BY seq`,
     ),
+    /** Working orders of an account, oldest first. */
+    workingOfAccount: () => db.prepare<[string], OrderRow>(`SELECT * FROM orders WHERE account = ? AND state = 'WORKING' ORDER BY seq`),
+    /** Every working order, oldest first. */
+    working: () => db.prepare<[], OrderRow>(`SELECT * FROM orders WHERE state = 'WORKING' ORDER BY seq`),
+    /** An ATM entry's brackets. */
+    bracketsOf: () => db.prepare<[string], OrderRow>('SELECT * FROM orders WHERE parent_id = ? ORDER BY seq'),
+    changeOrder: () => db.prepare<[number, number | null, number | null, number | null, number | null, string, string]>(
+      `UPDATE orders SET quantity = ?, limit_price = ?, stop_price = ?,
+         limit_price_changed = coalesce(?, limit_price_changed), stop_price_changed = coalesce(?, stop_price_changed), updated_at = ?
+       WHERE id = ? AND state = 'WORKING'`,
+    ),
+    openPositions: () => db.prepare<[], PositionRow>('SELECT * FROM positions WHERE quantity != 0 ORDER BY account COLLATE NOCASE, instrument'),
+    openPositionsOf: () => db.prepare<[string], PositionRow>('SELECT * FROM positions WHERE account = ? AND quantity != 0 ORDER BY instrument'),
     /** Working orders in an instrument across accounts, in time priority. */
     workingForInstrument: () => db.prepare<[string], OrderRow>(
       `SELECT * FROM orders WHERE instrument = ? AND state = 'WORKING' ORDER BY seq`,

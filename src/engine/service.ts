@@ -1,24 +1,25 @@
 /**
  * The simulator speaking the service: one handler per row of the operation table, answering
- * with exactly the body the service would (service-reference.md §3, §4), plus, for the CLI's
- * human output, details the service's body does not carry. The embedded backend and `trade
- * serve` both answer through here, so they cannot disagree. The engine's own records (`id`,
- * `state`, signed quantities) are turned into service shapes in this file and nowhere else.
+ * with exactly the body the service would (service-reference.md §3), plus, for the CLI's human
+ * output, details the service's body does not carry. The embedded backend and `trade serve` both
+ * answer through here, so they cannot disagree; the shapes come from service-shapes.ts.
  */
 import { RejectedError } from '../order/errors.js';
-import { serviceTime, tradingDayStart } from '../service/chicago.js';
-import { contractSpec } from '../service/contracts.js';
-import type { ArgsOf, OperationName } from '../service/operations.js';
+import { tradingDayStart, chicagoTimestamp, chicagoWallClock, DAY_MS } from '../service/chicago.js';
+import { OPERATIONS, type ArgsOf, type OperationName, type OperationSpec } from '../service/operations.js';
+import type { OrderObject, PositionObject } from '../service/shapes.js';
 import {
-  ntSpelling,
-  type NtOrderType,
-  type NtTimeInForce,
-  type OrderAction,
-  type OrderObject,
-  type OrderState,
-  type PositionObject,
-} from '../service/shapes.js';
-import type { Engine, OrderRecord, PositionRecord } from './types.js';
+  ordersOf,
+  positionObject,
+  STATE,
+  toAccountObject,
+  toExecutionObject,
+  toPositionObject,
+  toQuoteObject,
+} from './service-shapes.js';
+import type { Engine, OrderRecord } from './types.js';
+
+export { ordersOf, toOrderObject, toPositionObject } from './service-shapes.js';
 
 /** What the CLI can tell beyond the service's body (the embedded backend only). */
 export interface Detail {
@@ -38,96 +39,8 @@ export interface Answer<B extends object = object> {
   detail?: Detail;
 }
 
-const GTD = '2099-12-01T00:00:00.0000000';
-
-const STATE: Record<OrderRecord['state'], OrderState> = {
-  WORKING: 'Working',
-  FILLED: 'Filled',
-  // DAY expiry cancels the order, as NT8 does at the session end.
-  CANCELLED: 'Cancelled',
-  EXPIRED: 'Cancelled',
-};
-
-const NAME: Record<OrderRecord['origin'], string> = {
-  client: '',
-  close: 'Close',
-  'reverse-close': 'Close',
-  'atm-stop-loss': 'Stop1',
-  'atm-profit-target': 'Target1',
-};
-
-/** Money per 1.0 of price (§10); 1 for a root the table does not know. */
-export function pointValue(instrument: string): number {
-  return contractSpec(instrument.split(' ')[0]!)?.pointValue ?? 1;
-}
-
-/** An engine record as the service's Order; `entry` is a bracket's ATM entry, which owns it. */
-export function toOrderObject(order: OrderRecord, entry?: OrderRecord): OrderObject {
-  const owner = order.strategy !== undefined ? order : entry;
-  return {
-    account: order.account,
-    orderId: order.orderId,
-    id: order.orderId,
-    instrument: order.instrument,
-    instrumentType: 'Future',
-    orderType: ntSpelling(order.orderType) as NtOrderType,
-    orderState: STATE[order.state],
-    quantity: order.quantity,
-    averageFillPrice: order.avgFillPrice ?? 0,
-    filled: order.filledQuantity,
-    fromEntrySignal: null,
-    gtd: GTD,
-    hasOverfill: false,
-    isBacktestOrder: false,
-    limitPrice: order.limitPrice ?? 0,
-    limitPriceChanged: 0,
-    name: order.strategy !== undefined ? 'Entry' : NAME[order.origin],
-    oco: order.ocoId ?? '',
-    ocoId: order.ocoId ?? '',
-    orderAction: ntSpelling(order.action) as OrderAction,
-    ownerStrategy:
-      owner?.strategy === undefined ? null : { id: owner.orderId, name: owner.strategy, displayName: owner.strategy },
-    stopPrice: order.stopPrice ?? 0,
-    stopPriceChanged: 0,
-    time: serviceTime(order.createdAt),
-    timeInForce: ntSpelling(order.timeInForce) as NtTimeInForce,
-  };
-}
-
-/** A position as the service's Position: the side, an unsigned size, prices and P&L in money. */
-export function toPositionObject(position: PositionRecord, last: number | undefined): PositionObject {
-  const { quantity, avgPrice } = position;
-  const unrealized =
-    quantity !== 0 && avgPrice !== null && last !== undefined ? (last - avgPrice) * quantity * pointValue(position.instrument) : 0;
-  return {
-    type: 'NinjaTrader.Cbi.Position',
-    account: position.account,
-    instrument: position.instrument,
-    instrumentType: 'Future',
-    marketPosition: quantity > 0 ? 'Long' : quantity < 0 ? 'Short' : 'Flat',
-    quantity: Math.abs(quantity),
-    averagePrice: quantity === 0 ? 0 : (avgPrice ?? 0),
-    marketPrice: last ?? 0,
-    unrealizedProfitLoss: unrealized,
-    tag: null,
-  };
-}
-
-/** Orders in service shape; a bracket's ATM template is read from its entry. */
-export function ordersOf(engine: Engine, records: OrderRecord[]): OrderObject[] {
-  const byId = new Map(records.map((r) => [r.id, r]));
-  return records.map((r) => {
-    if (r.parentOrderId === undefined) return toOrderObject(r);
-    return toOrderObject(r, byId.get(r.parentOrderId) ?? engine.orderRecord(r.parentOrderId));
-  });
-}
-
 function orderObject(engine: Engine, record: OrderRecord): OrderObject {
   return ordersOf(engine, [record])[0]!;
-}
-
-function positionObject(engine: Engine, record: PositionRecord): PositionObject {
-  return toPositionObject(record, engine.lastPrice(record.instrument));
 }
 
 const ok = <B extends object>(body: B, detail?: Detail): Answer<B> => ({ body: { ...body, success: true }, ...(detail ? { detail } : {}) });
@@ -145,36 +58,108 @@ function findOrder(engine: Engine, args: { account: string; orderId: string }): 
 
 type Handler<K extends OperationName> = (engine: Engine, args: ArgsOf<K>) => Answer;
 
-function placed(engine: Engine, outcome: ReturnType<Engine['placeOrder']>, closingOrder?: OrderRecord): Answer<{ orderId: string }> {
+interface Placed {
+  orderId: string;
+  order: OrderRecord;
+  cancelledOrderIds: string[];
+  bracketOrders: OrderRecord[];
+  closingOrder?: OrderRecord;
+}
+
+function placed(engine: Engine, outcome: Placed): Answer<{ orderId: string }> {
   return ok(
     { orderId: outcome.orderId },
     {
       order: orderObject(engine, outcome.order),
-      ...(closingOrder ? { closingOrder: orderObject(engine, closingOrder) } : {}),
+      ...(outcome.closingOrder ? { closingOrder: orderObject(engine, outcome.closingOrder) } : {}),
       cancelledOrderIds: outcome.cancelledOrderIds,
       bracketOrders: ordersOf(engine, outcome.bracketOrders),
     },
   );
 }
 
+function positionsOf(engine: Engine, account: string | undefined, includeFlat?: boolean): PositionObject[] {
+  return engine.listPositions({ account, includeFlat }).map((p) => positionObject(engine, p));
+}
+
+function accountObject(engine: Engine, name: string) {
+  const account = engine.resolveAccount(name);
+  return toAccountObject(engine.accountId(account), account, engine.accountMoney(account), positionsOf(engine, account));
+}
+
+/** Quotes of instruments, every one priced or none answered (§3.17): one is an object, several an array. */
+function quotes(engine: Engine, instruments: string[]): Answer {
+  const days = instruments.map((instrument) => ({ instrument, day: engine.quoteDay(instrument) }));
+  const missing = days.filter((d) => d.day === undefined).map((d) => d.instrument);
+  if (missing.length > 0) throw new RejectedError(`Invalid request: instrument: no price for ${missing.join(', ')}`, { code: 'no_price' });
+  const objects = days.map(({ instrument, day }) => toQuoteObject(instrument, day!, engine.now()));
+  return { body: (objects.length === 1 ? { ...objects[0]!, success: true } : objects) as Answer['body'] };
+}
+
+const BAR_MS = { second: 1000, minute: 60_000 } as const;
+
+/** Bars from the price history (§3.18): every price set a tick of volume 0, every fill one of its quantity. */
+function bars(engine: Engine, args: ArgsOf<'GetBars'>): Answer {
+  const periodType = args.periodType ?? 'minute';
+  if (periodType !== 'minute' && periodType !== 'second' && periodType !== 'day')
+    throw new RejectedError('Invalid request: periodType: not supported by the simulator', { code: 'invalid_request' });
+  const period = args.period ?? 1;
+  const now = engine.now().getTime();
+  const to = args.to ?? new Date(now).toISOString();
+  const from = args.from ?? new Date(Date.parse(to) - (args.daysBack ?? 1) * DAY_MS).toISOString();
+  // Day bars are Chicago calendar days; the others are UTC-aligned intervals.
+  const bucket = (time: number) =>
+    periodType === 'day'
+      ? time - (chicagoWallClock(time) % (period * DAY_MS))
+      : Math.floor(time / (period * BAR_MS[periodType])) * period * BAR_MS[periodType];
+  const built = new Map<number, { open: number; high: number; low: number; close: number; volume: number }>();
+  for (const tick of engine.ticks(args.instrument, from, to)) {
+    const start = bucket(Date.parse(tick.time));
+    const bar = built.get(start);
+    if (!bar) built.set(start, { open: tick.price, high: tick.price, low: tick.price, close: tick.price, volume: tick.volume });
+    else Object.assign(bar, { high: Math.max(bar.high, tick.price), low: Math.min(bar.low, tick.price), close: tick.price, volume: bar.volume + tick.volume });
+  }
+  const list = [...built.entries()]
+    .slice(-(args.limit ?? 5000))
+    .map(([start, bar]) => ({ time: `${new Date(start).toISOString().slice(0, 19)}.0000000Z`, epoch: start, ...bar }));
+  return ok({ instrument: args.instrument, periodType, period, count: list.length, bars: list });
+}
+
+/** A route the simulator does not model (§2, §6.1): 501. */
+function notSimulated(name: OperationName): RejectedError {
+  const op = OPERATIONS[name] as OperationSpec;
+  const detail = `${op.method} /v1/api${op.path} is not simulated by trade serve`;
+  return new RejectedError(detail, { status: 501, code: 'not_implemented', body: { success: false, error: 'not_implemented', detail } });
+}
+
 /** Every operation of the table, answered by the simulator. */
 export const SIMULATOR: { [K in OperationName]: Handler<K> } = {
   PlaceOrder: (engine, order) => placed(engine, engine.placeOrder(order)),
-  ReversePosition(engine, order) {
-    const outcome = engine.reversePosition(order);
-    return placed(engine, outcome, outcome.closingOrder);
-  },
+  FlatPlace: (engine, order) => placed(engine, engine.flatPlace(order)),
+  ReversePosition: (engine, order) => placed(engine, engine.reversePosition(order)),
+  Reverse: (engine, { account, instrument }) => placed(engine, engine.invertPosition(account, instrument)),
   Cancel(engine, { account, orderId }) {
     const outcome = engine.cancelOrder(account, orderId);
     return ok({ orderId: outcome.orderId }, { order: orderObject(engine, outcome.order), cancelledOrderIds: outcome.cancelledOrderIds });
   },
-  ClosePosition(engine, { account, instrument }) {
-    const last = engine.lastPrice(instrument);
-    const outcome = engine.closePosition(account, instrument);
-    return ok(
-      { closedPositions: [toPositionObject(outcome.closed, last)] },
-      { closingOrder: orderObject(engine, outcome.closingOrder), cancelledOrderIds: outcome.cancelledOrderIds },
-    );
+  CancelOrders(engine, { account, instrument }) {
+    const { cancelledOrderIds } = engine.cancelOrders(engine.resolveAccount(account), instrument);
+    return ok({ orderIds: cancelledOrderIds }, { cancelledOrderIds });
+  },
+  CancelAllOrders(engine, { instrument }) {
+    const { cancelledOrderIds } = engine.cancelOrders(undefined, instrument);
+    return ok({ orderIds: cancelledOrderIds }, { cancelledOrderIds });
+  },
+  Change(engine, { account, orderId, ...change }) {
+    const outcome = engine.changeOrder(account, orderId, change);
+    return ok({ orderId: outcome.orderId }, { order: orderObject(engine, outcome.order), cancelledOrderIds: outcome.cancelledOrderIds });
+  },
+  Replace(engine, { orderId, ...order }) {
+    return placed(engine, engine.replaceOrder(order.account, orderId, order));
+  },
+  CancelAndBracket(engine, { account, ...request }) {
+    const outcome = engine.bracket(account, request);
+    return ok({ orderIds: outcome.orderIds, cancelledOrderIds: outcome.cancelledOrderIds, ocoId: outcome.ocoId, quantity: outcome.quantity });
   },
   GetOrder: (engine, args) => ok(orderObject(engine, findOrder(engine, args))),
   GetOrders(engine, { account, activeOnly }) {
@@ -187,18 +172,82 @@ export const SIMULATOR: { [K in OperationName]: Handler<K> } = {
     const order = findOrder(engine, args);
     return ok({ status: STATE[order.state], orderId: order.orderId });
   },
+  GetOrderLifecycle: () => {
+    throw notSimulated('GetOrderLifecycle');
+  },
+  ClosePosition(engine, { account, instrument, quantity, percent }) {
+    const last = engine.lastPrice(instrument);
+    const outcome = engine.closePosition(account, instrument, { quantity, percent: percent as number | undefined });
+    return ok(
+      { closedPositions: [toPositionObject(outcome.closed, last)] },
+      { closingOrder: orderObject(engine, outcome.closingOrder), cancelledOrderIds: outcome.cancelledOrderIds },
+    );
+  },
+  Flatten(engine, { account, instrument }) {
+    const prices = new Map<string, number | undefined>();
+    for (const p of engine.listPositions({ account })) prices.set(p.instrument, engine.lastPrice(p.instrument));
+    const outcome = engine.flatten(account, instrument);
+    const closedPositions = outcome.closed.map((p) => toPositionObject(p, prices.get(p.instrument)));
+    return ok(
+      { closedPositions, ...(closedPositions.length === 0 ? { warning: 'No positions to flatten' } : {}) },
+      { cancelledOrderIds: outcome.cancelledOrderIds },
+    );
+  },
+  FlattenEverything(engine, filter) {
+    const outcome = engine.flattenEverything(filter);
+    const closedPositions = outcome.closed.map((p) => toPositionObject(p, engine.lastPrice(p.instrument)));
+    return ok({ orderIds: outcome.cancelledOrderIds, closedPositions, ...(closedPositions.length === 0 ? { warning: 'No positions to flatten' } : {}) });
+  },
   GetPosition(engine, { account, instrument }) {
     const name = engine.resolveAccount(account);
     const record = engine.getPosition(name, instrument) ?? { account: name, instrument, quantity: 0, avgPrice: null, realizedPnl: 0 };
     return ok(positionObject(engine, record));
   },
   GetAllPositions(engine, { includeFlat }) {
-    const positions = engine.listPositions({ includeFlat }).map((p) => positionObject(engine, p));
+    const positions = positionsOf(engine, undefined, includeFlat);
     return ok({ positions, count: positions.length });
   },
   GetPositions(engine, { account, includeFlat }) {
-    const positions = engine.listPositions({ account: engine.resolveAccount(account), includeFlat }).map((p) => positionObject(engine, p));
+    const positions = positionsOf(engine, engine.resolveAccount(account), includeFlat);
     return ok({ positions, count: positions.length });
+  },
+  ListAccounts(engine) {
+    const accounts = engine.listAccounts().map((name) => accountObject(engine, name));
+    return ok({ accounts, count: accounts.length });
+  },
+  GetSnapshot(engine) {
+    const now = engine.now().getTime();
+    const accounts = engine.listAccounts().map((name) => ({ account: accountObject(engine, name), positions: positionsOf(engine, name) }));
+    return ok({ type: 'snapshot', timestamp: chicagoTimestamp(now), epoch: now, accounts });
+  },
+  GetAccount: (engine, { account }) => ok(accountObject(engine, account)),
+  GetWatermarks(engine, { account }) {
+    // No Account Manager monitor runs in the simulator: both objects are empty, as the service's are then (§3.16).
+    return ok({ data: { account: engine.resolveAccount(account), watermarks: {}, stats: {} } });
+  },
+  GetQuote: (engine, { instrument }) => quotes(engine, instrument),
+  GetQuoteLegacy(engine, { account, instrument }) {
+    engine.resolveAccount(account);
+    return quotes(engine, instrument);
+  },
+  GetBars: bars,
+  GetMarketInfo: () => {
+    throw notSimulated('GetMarketInfo');
+  },
+  GetExecutions(engine, { account, lookbackTime }) {
+    const since = new Date(engine.now().getTime() - (lookbackTime ?? 320) * 1000).toISOString();
+    const executions = engine.listFills({ account: engine.resolveAccount(account), since }).map(toExecutionObject);
+    return ok({ executions, count: executions.length });
+  },
+  GetExecution(engine, { account, executionId }) {
+    const name = engine.resolveAccount(account);
+    const fill = engine.getFill(name, executionId);
+    if (!fill) throw new RejectedError(`Invalid request: executionId: execution '${executionId}' not found in account '${name}'`, { code: 'execution_not_found' });
+    return ok(toExecutionObject(fill));
+  },
+  CloseStrategy(engine, { account, strategyId }) {
+    engine.closeStrategy(account, strategyId);
+    return ok({ strategyId });
   },
 };
 

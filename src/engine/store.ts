@@ -115,6 +115,25 @@ export const MIGRATIONS: readonly string[] = [
   UPDATE orders SET order_id = id;
   CREATE UNIQUE INDEX orders_by_order_id ON orders(account, order_id);
   `,
+  // 5: what the service reports beyond orders and positions. Each fill becomes an Execution (its
+  // id, the position after it, the P&L it realized); a Change is remembered on the order; every
+  // price set is a tick, for quotes and bars (fills are the ticks with volume).
+  `
+  ALTER TABLE orders ADD COLUMN limit_price_changed REAL;
+  ALTER TABLE orders ADD COLUMN stop_price_changed REAL;
+  ALTER TABLE fills ADD COLUMN execution_id TEXT;
+  UPDATE fills SET execution_id = lower(hex(randomblob(16)));
+  ALTER TABLE fills ADD COLUMN position_after INTEGER;
+  ALTER TABLE fills ADD COLUMN realized REAL NOT NULL DEFAULT 0;
+  CREATE TABLE ticks (
+    seq INTEGER PRIMARY KEY,
+    instrument TEXT NOT NULL,
+    price REAL NOT NULL,
+    time TEXT NOT NULL
+  );
+  CREATE INDEX ticks_by_instrument ON ticks(instrument, time);
+  INSERT INTO ticks (instrument, price, time) SELECT instrument, price, updated_at FROM prices;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -124,7 +143,7 @@ export function openStore(file: string, busyTimeoutMs = BUSY_TIMEOUT_MS): Db {
   const db = new Database(file);
   try {
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-    db.pragma('journal_mode = WAL');
+    retryBusy(busyTimeoutMs, () => useWal(db));
     // Every write commits before the engine returns, so before any reply is sent or id printed.
     // A commit hands its WAL frames to the OS with write(2); NORMAL leaves out the fsync, so a
     // process killed any way (SIGKILL included) loses no acknowledged order, and a transaction
@@ -133,12 +152,41 @@ export function openStore(file: string, busyTimeoutMs = BUSY_TIMEOUT_MS): Db {
     // trades that for not waiting on the disk at every order. test/reliability/crash-*.test.ts.
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
-    migrate(db);
+    retryBusy(busyTimeoutMs, () => migrate(db));
     return db;
   } catch (error) {
     db.close();
     throw error;
   }
+}
+
+export const isBusy = (error: unknown) => /^SQLITE_BUSY/.test(String((error as { code?: unknown }).code));
+
+/**
+ * Runs `step` again, with short pauses, while it fails with SQLITE_BUSY, until the busy timeout
+ * has passed. For the steps of an open where SQLite does not run the busy handler itself:
+ * setting WAL needs the file to itself (two processes opening a new store at once once made one
+ * of them fail with "database is locked"). Each step changes nothing when it fails.
+ */
+function retryBusy<T>(busyTimeoutMs: number, step: () => T): T {
+  const deadline = Date.now() + busyTimeoutMs;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
+    try {
+      return step();
+    } catch (error) {
+      if (!isBusy(error) || Date.now() >= deadline) throw error;
+    }
+    Atomics.wait(pause, 0, 0, wait);
+  }
+}
+
+/** WAL is a property of the file: once set, every later open finds it so and takes no lock. */
+function useWal(db: Db): void {
+  if (db.pragma('journal_mode', { simple: true }) === 'wal') return;
+  // A conversion that could not get the file answers with the old mode instead of failing.
+  if (db.pragma('journal_mode = WAL', { simple: true }) !== 'wal')
+    throw Object.assign(new Error('database is locked: the store could not be switched to WAL'), { code: 'SQLITE_BUSY' });
 }
 
 function migrate(db: Db): void {

@@ -1,5 +1,9 @@
 /** The engine's public shapes: records it returns, outcomes of its operations, its interface. */
 import type { Action, AtmTemplate, Order, OrderType, TimeInForce } from '../order/schema.js';
+import type { AccountMoney, QuoteDay, Tick } from './market.js';
+import type { BracketRequest, Bracketed, ClosePart, Flattened, FlattenFilter, OrderChange } from './trading.js';
+
+export type { AccountMoney, BracketRequest, Bracketed, ClosePart, Flattened, FlattenFilter, OrderChange, QuoteDay, Tick };
 
 export type { AtmTemplate };
 
@@ -20,6 +24,9 @@ export interface OrderRecord {
   timeInForce: TimeInForce;
   limitPrice?: number;
   stopPrice?: number;
+  /** The prices a Change set (the service's `limitPriceChanged`, `stopPriceChanged`). */
+  limitPriceChanged?: number;
+  stopPriceChanged?: number;
   ocoId?: string;
   strategy?: string;
   state: OrderState;
@@ -47,6 +54,8 @@ export interface PositionRecord {
 }
 
 export interface FillRecord {
+  /** The execution's own id (32 hex). */
+  executionId: string;
   /** The service's id of the order filled. */
   orderId: string;
   account: string;
@@ -58,6 +67,10 @@ export interface FillRecord {
   time: string;
   orderType: OrderType;
   origin: OrderOrigin;
+  /** The signed position in the instrument after this fill. */
+  positionAfter: number;
+  /** What this fill realized, in price points × contracts. */
+  realized: number;
 }
 
 export interface PriceRecord {
@@ -143,8 +156,28 @@ export interface Engine {
   reversePosition(order: Order): ReverseOutcome;
   /** Cancels a working order and its OCO group. With an account, the order must be in it. */
   cancelOrder(account: string | undefined, orderId: string): CancelOutcome;
-  /** Cancels the instrument's working orders in the account, then flattens the position at market. */
-  closePosition(account: string, instrument: string): CloseOutcome;
+  /** ClosePosition: all (cancelling the instrument's working orders), or a part by quantity or percent. */
+  closePosition(account: string, instrument: string, part?: ClosePart): CloseOutcome;
+  /** Flatten one account: its working orders (all, or one instrument's) cancelled, its positions closed. */
+  flatten(account: string, instrument?: string): Flattened;
+  /** The filtered flatten of every account; no filter at all is everything. */
+  flattenEverything(filter: FlattenFilter): Flattened;
+  /** Reverse: the position turned over with two MARKET orders; the opening order's id. */
+  invertPosition(account: string, instrument: string): ReverseOutcome;
+  /** FlatPlace: the instrument's orders cancelled and its position closed (if any), then the order placed. */
+  flatPlace(order: Order): PlaceOutcome & { closingOrder?: OrderRecord };
+  changeOrder(account: string, orderId: string, change: OrderChange): PlaceOutcome;
+  /** Cancels a working order and places another, both or neither. */
+  replaceOrder(account: string, orderId: string, order: Order): PlaceOutcome;
+  /** Cancels the working orders of an account (or of every account), of one instrument or all. */
+  cancelOrders(account: string | undefined, instrument: string | undefined): Effects;
+  bracket(account: string, request: BracketRequest): Bracketed;
+  closeStrategy(account: string, strategyId: string): Effects & { strategyId: string };
+  /** A quote's day from the store, or undefined when the instrument has no price. */
+  quoteDay(instrument: string): QuoteDay | undefined;
+  ticks(instrument: string, from: string, to: string): Tick[];
+  accountMoney(account: string): AccountMoney;
+  getFill(account: string, executionId: string): FillRecord | undefined;
   /** Records a new last price and fills the working orders it crosses. */
   setPrice(instrument: string, price: number): PriceOutcome;
   listPrices(): PriceRecord[];
@@ -156,7 +189,7 @@ export interface Engine {
   orderRecord(id: string): OrderRecord | undefined;
   listPositions(filter?: PositionFilter): PositionRecord[];
   getPosition(account: string, instrument: string): PositionRecord | undefined;
-  listFills(filter?: OrderFilter): FillRecord[];
+  listFills(filter?: OrderFilter & { since?: string }): FillRecord[];
   addAtmTemplate(template: AtmTemplate): AtmTemplate;
   listAtmTemplates(): AtmTemplate[];
   /** Removes a template; entries already placed keep the distances they were placed with. */
@@ -164,6 +197,8 @@ export interface Engine {
   /** Expires DAY orders whose session has ended; runs by itself before every operation. */
   expireDayOrders(): string[];
   listAccounts(): string[];
+  /** An account's number (the Account object's `id`). */
+  accountId(account: string): number;
   addAccount(name: string): string;
   /** The canonical name of an account (names match in any case), or a 404 rejection. */
   resolveAccount(name: string): string;

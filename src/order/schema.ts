@@ -67,7 +67,7 @@ function required(input: unknown, otherwise: string): string {
   return input === undefined ? 'is required' : otherwise;
 }
 
-function upperEnum<const T extends readonly string[]>(values: T) {
+export function upperEnum<const T extends readonly string[]>(values: T) {
   const expected = values.length === 2 ? `${values[0]} or ${values[1]}` : `one of ${values.join(', ')}`;
   return z
     .string({ error: (iss) => required(iss.input, `must be ${expected}, got ${show(iss.input)}`) })
@@ -151,10 +151,79 @@ export const orderBodyShape = {
   orderId: clientOrderIdField.optional(),
 };
 
+const SIDES = ['flat', 'long', 'short'] as const;
+export type MarketSide = (typeof SIDES)[number];
+
+/**
+ * PlaceOrder's guards (§3.1): the position the instrument must be in (a comma list of flat, long,
+ * short), and the most open positions the account may hold before this order opens another.
+ */
+export const placeGuardsShape = {
+  requireMarketPosition: z
+    .string({ error: (iss) => `must be a comma list of flat, long, short, got ${show(iss.input)}` })
+    .transform((raw, ctx) => {
+      const sides = raw.split(',').map((s) => s.trim().replace(/[A-Z]+/g, (l) => l.toLowerCase()));
+      if (sides.length > 0 && sides.every((s): s is MarketSide => (SIDES as readonly string[]).includes(s))) return [...new Set(sides)];
+      ctx.issues.push({ code: 'custom', input: raw, message: `must be a comma list of flat, long, short, got ${show(raw)}` });
+      return z.NEVER;
+    })
+    .optional(),
+  maxPositions: z
+    .number({ error: (iss) => `must be a whole number from 1, got ${show(iss.input)}` })
+    .int({ error: (iss) => `must be a whole number from 1, got ${show(iss.input)}` })
+    .min(1, { error: (iss) => `must be a whole number from 1, got ${show(iss.input)}` })
+    .max(MAX_QUANTITY, { error: (iss) => `must be at most ${MAX_QUANTITY}, got ${show(iss.input)}` })
+    .optional(),
+};
+
 export const orderBodySchema = z.strictObject(orderBodyShape);
 // Built once: a zod schema costs far more to build than to run, and these run on every request.
 export const accountNameField = nameField('account name');
 export const orderIdField = nameField('order id');
+
+/**
+ * A whole number from JSON or from a query string (`lookbackTime=320`): the string form is
+ * read only where a query string can carry it; a JSON string is refused as any string is (§1.3).
+ */
+export function wholeNumberField(min: number, max: number, why = `must be a whole number from ${min} to ${max}`) {
+  return z
+    .union([z.number(), z.string().regex(/^\d+$/)], { error: (iss) => `${why}, got ${show(iss.input)}` })
+    .transform((raw, ctx) => {
+      const n = Number(raw);
+      if (Number.isInteger(n) && n >= min && n <= max) return n;
+      ctx.issues.push({ code: 'custom', input: raw, message: `${why}, got ${show(raw)}` });
+      return z.NEVER;
+    });
+}
+
+/** One instrument or a comma list of them (GetQuote, §3.17), each resolved as `instrumentField` does. */
+export const instrumentListField = z
+  .string({ error: (iss) => required(iss.input, `must be an instrument or a comma list of them, got ${show(iss.input)}`) })
+  .transform((raw, ctx) => {
+    const resolved = raw.split(',').map((part) => resolveInstrument(part, new Date()));
+    const bad = resolved.find((r) => !r.ok);
+    if (bad && !bad.ok) {
+      ctx.issues.push({ code: 'custom', input: raw, message: bad.why });
+      return z.NEVER;
+    }
+    return resolved.map((r) => (r.ok ? r.instrument : ''));
+  });
+
+/** `long` or `short`, any case: the side a filtered flatten closes (§3.14). */
+export const sideField = z
+  .string({ error: (iss) => `must be long or short, got ${show(iss.input)}` })
+  .transform((raw, ctx) => {
+    const side = raw.trim().replace(/[A-Z]+/g, (l) => l.toLowerCase());
+    if (side === 'long' || side === 'short') return side;
+    ctx.issues.push({ code: 'custom', input: raw, message: `must be long or short, got ${show(raw)}` });
+    return z.NEVER;
+  });
+
+/** A time as an ISO 8601 string (GetBars' `from`, `to`). */
+export const isoTimeField = z
+  .string({ error: (iss) => `must be a time like 2026-03-18T20:00:00Z, got ${show(iss.input)}` })
+  .refine((t) => !Number.isNaN(Date.parse(t)), { error: (iss) => `must be a time like 2026-03-18T20:00:00Z, got ${show(iss.input)}` })
+  .transform((t) => new Date(t).toISOString());
 
 /**
  * A boolean from JSON or from a query string (§1.3): `true`/`false` in any case, or `1`/`0`.
@@ -171,12 +240,12 @@ export const booleanField = z.union([z.boolean(), z.string(), z.number()], {
   return z.NEVER;
 });
 /** The body plus the account: what the CLI builds and the WebSocket `args` carry. */
-export const orderSchema = z.strictObject({ account: accountNameField, ...orderBodyShape });
+export const orderSchema = z.strictObject({ account: accountNameField, ...orderBodyShape, ...placeGuardsShape });
 
 export type OrderBody = z.output<typeof orderBodySchema>;
 export type Order = z.output<typeof orderSchema>;
 /** Every field the order may have, in the order a person reads them. */
-export const ORDER_FIELDS = ['account', ...Object.keys(orderBodyShape)] as Array<keyof Order>;
+export const ORDER_FIELDS = ['account', ...Object.keys(orderBodyShape), ...Object.keys(placeGuardsShape)] as Array<keyof Order>;
 
 export function toIssues(error: z.ZodError): FieldIssue[] {
   const issues: FieldIssue[] = [];
@@ -316,5 +385,8 @@ export function describeOrder(order: OrderBody): string {
   if (order.ocoId !== undefined) parts.push(`OCO ${order.ocoId}`);
   if (order.strategy !== undefined) parts.push(`ATM ${order.strategy}`);
   if (order.orderId !== undefined) parts.push(`id ${order.orderId}`);
+  const guards = order as Partial<Order>;
+  if (guards.requireMarketPosition !== undefined) parts.push(`only when ${guards.requireMarketPosition.join('/')}`);
+  if (guards.maxPositions !== undefined) parts.push(`max ${guards.maxPositions} positions`);
   return parts.join(' ');
 }

@@ -30,7 +30,7 @@ function distance(method: string, segments: string[], entry: string): number {
   const [entryMethod, entryPath] = entry.split(' ') as [string, string];
   const template = entryPath.split('/').filter(Boolean);
   let score = entryMethod === method ? 0 : 2;
-  score += 3 * Math.abs(template.length - segments.length);
+  score += 4 * Math.abs(template.length - segments.length);
   for (let i = 0; i < Math.min(template.length, segments.length); i++) {
     const part = template[i]!;
     if (!part.startsWith('{')) score += levenshtein(part.toLowerCase(), segments[i]!.toLowerCase());

@@ -229,6 +229,10 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
     });
   }
   app.get(CATALOG_PATH, async () => ({ endpoints: ALL_ROUTES, success: true }));
+  // The service's MCP endpoint is out of the simulator's scope (§2).
+  app.all('/v1/api/mcp', async (request, reply) =>
+    reply.code(501).send({ success: false, error: 'not_implemented', detail: `${request.method} /v1/api/mcp is not simulated by trade serve` }),
+  );
 
   const rpc: RpcServerContext = { engine, take, log, onInternalError };
   app.route({

@@ -8,7 +8,7 @@
 import type { RawData, WebSocket } from 'ws';
 import type { Engine } from '../engine/engine.js';
 import { show } from '../order/schema.js';
-import { operationForWsName } from '../service/operations.js';
+import { isOperationName, operationForRpc, operationForWsName } from '../service/operations.js';
 import { dispatch, INTERNAL_ERROR_BODY, type OperationResult } from './operations.js';
 import { RATE_LIMITED, type TakeResult } from './limits.js';
 
@@ -62,11 +62,13 @@ export function answerRpc(ctx: RpcServerContext, api: unknown, args: unknown): O
   if (api === undefined || api === null || api === '') return { status: 400, body: { error: 'Invalid request: api: is required' } };
   if (typeof api !== 'string') return { status: 400, body: { error: `Invalid request: api: must be a string, got ${show(api)}` } };
   if (args !== undefined && !isObject(args)) return { status: 400, body: { error: 'Invalid request: args: must be an object' } };
-  const name = operationForWsName(api);
+  const name = operationForRpc(api, (args ?? {}) as Record<string, unknown>);
   // The name is echoed short and printable: a client's text never breaks the reply or a terminal.
   if (name === undefined) return { status: 404, body: { error: `Unknown API command ${show(api)}` } };
   const taken = ctx.take();
   if (!taken.ok) return { status: 429, body: { error: RATE_LIMITED } };
+  // A string is the reason §3.14's rules refuse this use of the name.
+  if (!isOperationName(name)) return { status: 400, body: { error: name } };
   return dispatch(ctx.engine, name, args ?? {}, { onInternalError: ctx.onInternalError });
 }
 

@@ -46,3 +46,24 @@ export function tradingDayStart(now: Date): Date {
   const day = Math.floor(chicagoWallClock(now.getTime()) / DAY_MS) * DAY_MS;
   return new Date(fromChicagoWallClock(day - DAY_MS + 17 * HOUR_MS));
 }
+
+const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+
+/** The offset of Chicago from UTC at an instant, as `-06:00` or `-05:00`. */
+export function chicagoOffset(instant: number): string {
+  const minutes = Math.round((chicagoWallClock(instant) - instant) / 60_000);
+  return `${minutes < 0 ? '-' : '+'}${pad(Math.floor(Math.abs(minutes) / 60))}:${pad(Math.abs(minutes) % 60)}`;
+}
+
+/** `2025-03-10T07:53:13.0908000-05:00`: Chicago time with its offset (the snapshot's `timestamp`). */
+export function chicagoTimestamp(instant: number): string {
+  return `${new Date(chicagoWallClock(instant)).toISOString().slice(0, 23)}0000${chicagoOffset(instant)}`;
+}
+
+/** `03/18/2026 01:51:54 PM`: a quote's `quoteTime`, Chicago time (§4.4). */
+export function quoteTime(instant: number): string {
+  const wall = new Date(chicagoWallClock(instant));
+  const hour = wall.getUTCHours();
+  const h12 = hour % 12 === 0 ? 12 : hour % 12;
+  return `${pad(wall.getUTCMonth() + 1)}/${pad(wall.getUTCDate())}/${wall.getUTCFullYear()} ${pad(h12)}:${pad(wall.getUTCMinutes())}:${pad(wall.getUTCSeconds())} ${hour < 12 ? 'AM' : 'PM'}`;
+}

@@ -76,3 +76,28 @@ export function contractSpec(root: string): ContractSpec | undefined {
 export function tickValue(spec: ContractSpec): number {
   return Number((spec.tickSize * spec.pointValue).toFixed(10));
 }
+
+/** The first day of a contract's month, as a quote's `expiration` writes it (§4.4): `ES 06-26` → `2026-06-01`. */
+export function expirationOf(instrument: string): string {
+  const match = / (\d\d)-(\d\d)$/.exec(instrument);
+  return match ? `20${match[2]}-${match[1]}-01` : '';
+}
+
+/**
+ * Whether the root's Globex session is open at a Chicago wall-clock time (UTC-encoded, as
+ * chicagoWallClock gives it): Sunday 17:00 to Friday 16:00 with a daily break 16:00–17:00; the
+ * grains (DAY end 13:20) Sunday–Friday 19:00–07:45 and Monday–Friday 08:30–13:20 (§10).
+ */
+export function isMarketOpen(spec: ContractSpec | undefined, wall: number): boolean {
+  const date = new Date(wall);
+  const day = date.getUTCDay();
+  const minute = date.getUTCHours() * 60 + date.getUTCMinutes();
+  const at = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3));
+  if (spec?.dayEnd === '13:20') {
+    const night = minute >= at('19:00') ? day >= 0 && day <= 4 : minute < at('07:45') && day >= 1 && day <= 5;
+    const dayTime = day >= 1 && day <= 5 && minute >= at('08:30') && minute < at('13:20');
+    return night || dayTime;
+  }
+  if (day === 6 || (day === 0 && minute < at('17:00')) || (day === 5 && minute >= at('16:00'))) return false;
+  return !(minute >= at('16:00') && minute < at('17:00'));
+}

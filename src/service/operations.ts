@@ -12,16 +12,39 @@ import * as z from 'zod';
 import { type FieldIssue, ValidationError } from '../order/errors.js';
 import {
   accountNameField,
+  type Action,
+  ACTIONS,
   booleanField,
   instrumentField,
+  instrumentListField,
+  isoTimeField,
+  MAX_QUANTITY,
+  nameField,
   type Order,
   orderBodyShape,
   orderIdField,
+  placeGuardsShape,
+  priceField,
   priceRules,
   show,
+  sideField,
+  type TimeInForce,
+  TIMES_IN_FORCE,
   toIssues,
+  upperEnum,
+  wholeNumberField,
 } from '../order/schema.js';
 import {
+  type AccountRead,
+  type AccountsReply,
+  type BracketReply,
+  type ExecutionRead,
+  type ExecutionsReply,
+  type FlattenReply,
+  type LooseReply,
+  type OrderIdsReply,
+  type QuotesReply,
+  type StrategyReply,
   type ClosedPositionsReply,
   type OrderIdReply,
   type OrderRead,
@@ -52,6 +75,12 @@ export interface OperationSpec<A = unknown, R = unknown> {
   readonly reply: () => z.ZodType<R>;
   /** Carries the row's types only (never set): what its args and its reply are. */
   readonly types?: { args: A; reply: R };
+  /** How the operation is named in the reference's index when not by `name` (`GetQuote (legacy)`). */
+  readonly indexName?: string;
+  /** The WebSocket name a client sends for these args, when it is not `ws[0]` (§3.14's Flatten). */
+  readonly wsApiFor?: (args: A) => string;
+  /** A route of the service the simulator does not model: `trade serve` answers 501 (§2). */
+  readonly notSimulated?: true;
 }
 
 /** Declares a row; the types of its args and reply are what its handler and callers get. */
@@ -82,8 +111,81 @@ export interface AccountPositionsArgs {
   account: string;
   includeFlat?: boolean;
 }
+export interface CloseArgs extends InstrumentArgs {
+  quantity?: number;
+  percent?: unknown;
+}
+export interface AccountArgs {
+  account: string;
+}
+export interface InstrumentFilterArgs {
+  account: string;
+  instrument?: string;
+}
+export interface CancelAllArgs {
+  instrument?: string;
+}
+export interface FlattenEverythingArgs {
+  account?: string;
+  instrument?: string;
+  marketPosition?: 'long' | 'short';
+}
+export interface ChangeArgs {
+  account: string;
+  orderId: string;
+  quantity?: number;
+  limitPrice?: number;
+  stopPrice?: number;
+  strategyId?: string;
+}
+export type ReplaceArgs = Omit<Order, 'orderId' | 'requireMarketPosition' | 'maxPositions'> & { orderId: string };
+export interface BracketArgs {
+  account: string;
+  instrument: string;
+  action: Action;
+  quantity: number;
+  takeProfit?: number;
+  stopLoss?: number;
+  timeInForce?: TimeInForce;
+}
+export interface QuoteArgs {
+  instrument: string[];
+}
+export interface LegacyQuoteArgs extends QuoteArgs {
+  account: string;
+}
+export interface BarsArgs {
+  instrument: string;
+  periodType?: 'minute' | 'second' | 'day' | 'week' | 'month' | 'year' | 'tick' | 'range' | 'renko';
+  period?: number;
+  daysBack?: number;
+  from?: string;
+  to?: string;
+  limit?: number;
+}
+export interface ExecutionsArgs {
+  account: string;
+  lookbackTime?: number;
+}
+export interface ExecutionArgs {
+  account: string;
+  executionId: string;
+}
+export interface StrategyArgs {
+  account: string;
+  strategyId: string;
+}
+export interface InfoArgs {
+  instrument?: string;
+}
 
 const account = () => ({ account: accountNameField });
+/** 0 (or absent) leaves a value of a Change as it is (§3.6). */
+const unchangedOr = <T extends z.ZodType>(field: T) => z.union([z.literal(0), field]).optional();
+const { orderId: _clientOrderId, ...replaceBodyShape } = orderBodyShape;
+const PERIOD_TYPES = ['minute', 'second', 'day', 'week', 'month', 'year', 'tick', 'range', 'renko'] as const;
+/** Any filter given: a flatten of `POST /positions/flatten` with one is sent as `Flatten` over WebSocket (§3.14). */
+export const hasFlattenFilter = (args: object) => ['account', 'instrument', 'marketPosition'].some((k) => (args as Record<string, unknown>)[k] !== undefined);
 
 export const OPERATIONS = {
   PlaceOrder: row<Order, OrderIdReply>({
@@ -94,7 +196,19 @@ export const OPERATIONS = {
     movesMoney: true,
     effect: 'the order may have been placed',
     summary: 'Place an order',
-    fields: () => ({ ...account(), ...orderBodyShape }),
+    fields: () => ({ ...account(), ...orderBodyShape, ...placeGuardsShape }),
+    check: priceRules,
+    reply: readSchemas.orderId,
+  }),
+  FlatPlace: row<Order, OrderIdReply>({
+    name: 'FlatPlace',
+    method: 'POST',
+    path: '/accounts/{account}/orders/flatplace',
+    ws: ['FlatPlace'],
+    movesMoney: true,
+    effect: 'the position may have been closed and the order placed',
+    summary: "Cancel the instrument's orders, close any position, then place an order",
+    fields: () => ({ ...account(), ...orderBodyShape, ...placeGuardsShape }),
     check: priceRules,
     reply: readSchemas.orderId,
   }),
@@ -110,6 +224,17 @@ export const OPERATIONS = {
     check: priceRules,
     reply: readSchemas.orderId,
   }),
+  Reverse: row<InstrumentArgs, OrderIdReply>({
+    name: 'Reverse',
+    method: 'POST',
+    path: '/accounts/{account}/positions/reverse',
+    ws: ['Reverse'],
+    movesMoney: true,
+    effect: 'the position may have been turned over',
+    summary: 'Turn a position over: long N becomes short N (two market orders)',
+    fields: () => ({ ...account(), instrument: instrumentField }),
+    reply: readSchemas.orderId,
+  }),
   Cancel: row<CancelArgs, OrderIdReply>({
     name: 'Cancel',
     method: 'POST',
@@ -121,16 +246,77 @@ export const OPERATIONS = {
     fields: () => ({ ...account(), orderId: orderIdField }),
     reply: readSchemas.orderId,
   }),
-  ClosePosition: row<InstrumentArgs, ClosedPositionsReply>({
-    name: 'ClosePosition',
+  CancelOrders: row<InstrumentFilterArgs, OrderIdsReply>({
+    name: 'CancelOrders',
     method: 'POST',
-    path: '/accounts/{account}/positions/close',
-    ws: ['ClosePosition'],
+    path: '/accounts/{account}/orders/cancel',
+    ws: ['CancelOrders'],
     movesMoney: true,
-    effect: 'the position may have been closed',
-    summary: "Cancel the instrument's working orders and close the position at market",
-    fields: () => ({ ...account(), instrument: instrumentField }),
-    reply: readSchemas.closedPositions,
+    effect: 'orders may have been cancelled',
+    summary: "Cancel an account's working orders (of one instrument, or all)",
+    fields: () => ({ ...account(), instrument: instrumentField.optional() }),
+    reply: readSchemas.orderIds,
+  }),
+  CancelAllOrders: row<CancelAllArgs, OrderIdsReply>({
+    name: 'CancelAllOrders',
+    method: 'POST',
+    path: '/orders/cancelall',
+    ws: ['CancelAllOrders'],
+    movesMoney: true,
+    effect: 'orders may have been cancelled',
+    summary: 'Cancel every working order of every account (of one instrument, or all)',
+    fields: () => ({ instrument: instrumentField.optional() }),
+    reply: readSchemas.orderIds,
+  }),
+  Change: row<ChangeArgs, OrderIdReply>({
+    name: 'Change',
+    method: 'PUT',
+    path: '/accounts/{account}/orders/{orderId}/change',
+    ws: ['Change'],
+    movesMoney: true,
+    effect: 'the order may have been changed',
+    summary: 'Change the quantity, limit or stop price of a working order',
+    fields: () => ({
+      ...account(),
+      orderId: orderIdField,
+      quantity: unchangedOr(wholeNumberField(1, MAX_QUANTITY, `must be a whole number from 1 to ${MAX_QUANTITY}, or 0 to leave it`)),
+      limitPrice: unchangedOr(priceField),
+      stopPrice: unchangedOr(priceField),
+      strategyId: nameField('strategy id').optional(),
+    }),
+    reply: readSchemas.orderId,
+  }),
+  Replace: row<ReplaceArgs, OrderIdReply>({
+    name: 'Replace',
+    method: 'POST',
+    path: '/accounts/{account}/orders/{orderId}/replace',
+    ws: ['Replace', 'CancelReplace'],
+    movesMoney: true,
+    effect: 'the order may have been replaced',
+    summary: 'Cancel a working order and place another in one step',
+    fields: () => ({ ...account(), orderId: orderIdField, ...replaceBodyShape }),
+    check: priceRules,
+    reply: readSchemas.orderId,
+  }),
+  CancelAndBracket: row<BracketArgs, BracketReply>({
+    name: 'CancelAndBracket',
+    method: 'POST',
+    path: '/accounts/{account}/orders/cancel_and_bracket',
+    ws: ['CancelAndBracket'],
+    movesMoney: true,
+    effect: "the instrument's orders may have been cancelled and a bracket placed",
+    summary: "Cancel the instrument's orders, then protect the position with a take-profit and a stop-loss",
+    fields: () => ({
+      ...account(),
+      instrument: instrumentField,
+      action: upperEnum(ACTIONS),
+      quantity: wholeNumberField(1, MAX_QUANTITY),
+      takeProfit: priceField.optional(),
+      stopLoss: priceField.optional(),
+      timeInForce: upperEnum(TIMES_IN_FORCE).optional(),
+    }),
+    check: (args) => (args.takeProfit === undefined && args.stopLoss === undefined ? [{ field: 'takeProfit', message: 'give takeProfit, stopLoss or both' }] : []),
+    reply: readSchemas.bracket,
   }),
   GetOrder: row<OrderLookupArgs, OrderRead>({
     name: 'GetOrder',
@@ -162,6 +348,66 @@ export const OPERATIONS = {
     fields: () => ({ ...account(), orderId: orderIdField }),
     reply: readSchemas.orderStatus,
   }),
+  GetOrderLifecycle: row<OrderLookupArgs, LooseReply>({
+    name: 'GetOrderLifecycle',
+    method: 'GET',
+    path: '/accounts/{account}/orders/{orderId}/lifecycle',
+    ws: ['GetOrderLifecycle'],
+    movesMoney: false,
+    summary: "An order's events (not simulated)",
+    fields: () => ({ ...account(), orderId: orderIdField }),
+    reply: readSchemas.loose,
+    notSimulated: true,
+  }),
+  ClosePosition: row<CloseArgs, ClosedPositionsReply>({
+    name: 'ClosePosition',
+    method: 'POST',
+    path: '/accounts/{account}/positions/close',
+    ws: ['ClosePosition'],
+    movesMoney: true,
+    effect: 'the position may have been closed',
+    summary: 'Close a position at market, all of it or a part (quantity or percent)',
+    fields: () => ({
+      ...account(),
+      instrument: instrumentField,
+      quantity: wholeNumberField(1, MAX_QUANTITY, 'must be greater than zero').optional(),
+      // Checked below only when there is no quantity: "both given, quantity wins" (§3.10).
+      percent: z.unknown().optional(),
+    }),
+    check: (args) =>
+      args.quantity === undefined && args.percent !== undefined && !(typeof args.percent === 'number' && args.percent > 0 && args.percent <= 1)
+        ? [
+            {
+              field: 'percent',
+              message: typeof args.percent === 'number' && args.percent <= 0 ? 'must be greater than zero' : 'must be a fraction between 0 and 1, e.g. 0.25',
+            },
+          ]
+        : [],
+    reply: readSchemas.closedPositions,
+  }),
+  Flatten: row<InstrumentFilterArgs, FlattenReply>({
+    name: 'Flatten',
+    method: 'POST',
+    path: '/accounts/{account}/positions/flatten',
+    ws: ['Flatten'],
+    movesMoney: true,
+    effect: 'positions may have been closed',
+    summary: "Cancel an account's working orders and close its positions (of one instrument, or all)",
+    fields: () => ({ ...account(), instrument: instrumentField.optional() }),
+    reply: readSchemas.flatten,
+  }),
+  FlattenEverything: row<FlattenEverythingArgs, FlattenReply>({
+    name: 'FlattenEverything',
+    method: 'POST',
+    path: '/positions/flatten',
+    ws: ['FlattenEverything'],
+    movesMoney: true,
+    effect: 'positions may have been closed',
+    summary: 'Close the positions meeting every filter (account, instrument, side); no filter closes everything everywhere',
+    fields: () => ({ account: accountNameField.optional(), instrument: instrumentField.optional(), marketPosition: sideField.optional() }),
+    reply: readSchemas.flatten,
+    wsApiFor: (args) => (hasFlattenFilter(args) ? 'Flatten' : 'FlattenEverything'),
+  }),
   GetPosition: row<InstrumentArgs, PositionRead>({
     name: 'GetPosition',
     method: 'GET',
@@ -192,6 +438,127 @@ export const OPERATIONS = {
     fields: () => ({ ...account(), includeFlat: booleanField.optional() }),
     reply: readSchemas.positions,
   }),
+  ListAccounts: row<Record<string, never>, AccountsReply>({
+    name: 'ListAccounts',
+    method: 'GET',
+    path: '/accounts',
+    ws: ['ListAccounts'],
+    movesMoney: false,
+    summary: 'Every account, with its money figures',
+    fields: () => ({}),
+    reply: readSchemas.accounts,
+  }),
+  GetSnapshot: row<Record<string, never>, LooseReply>({
+    name: 'GetSnapshot',
+    method: 'GET',
+    path: '/accounts/snapshot',
+    ws: ['GetSnapshot'],
+    movesMoney: false,
+    summary: 'Every account with its positions, at one moment',
+    fields: () => ({}),
+    reply: readSchemas.loose,
+  }),
+  GetAccount: row<AccountArgs, AccountRead>({
+    name: 'GetAccount',
+    method: 'GET',
+    path: '/accounts/{account}',
+    ws: ['GetAccount'],
+    movesMoney: false,
+    summary: "One account: cash, buying power, P&L",
+    fields: () => account(),
+    reply: readSchemas.account,
+  }),
+  GetWatermarks: row<AccountArgs, LooseReply>({
+    name: 'GetWatermarks',
+    method: 'GET',
+    path: '/accounts/{account}/watermarks',
+    ws: ['GetWatermarks'],
+    movesMoney: false,
+    summary: "An account's P&L high-water marks",
+    fields: () => account(),
+    reply: readSchemas.loose,
+  }),
+  GetQuote: row<QuoteArgs, QuotesReply>({
+    name: 'GetQuote',
+    method: 'GET',
+    path: '/market/quote',
+    ws: ['GetQuote'],
+    movesMoney: false,
+    summary: 'Quotes: one instrument, or a comma list',
+    fields: () => ({ instrument: instrumentListField }),
+    reply: readSchemas.quotes,
+  }),
+  GetQuoteLegacy: row<LegacyQuoteArgs, QuotesReply>({
+    name: 'GetQuoteLegacy',
+    indexName: 'GetQuote (legacy)',
+    method: 'GET',
+    path: '/accounts/{account}/quote',
+    ws: ['GetQuote'],
+    movesMoney: false,
+    summary: 'Quotes through an account (the older route)',
+    fields: () => ({ ...account(), instrument: instrumentListField }),
+    reply: readSchemas.quotes,
+  }),
+  GetBars: row<BarsArgs, LooseReply>({
+    name: 'GetBars',
+    method: 'POST',
+    path: '/market/bars',
+    ws: ['GetBars'],
+    movesMoney: false,
+    summary: 'Historical bars',
+    fields: () => ({
+      instrument: instrumentField,
+      periodType: z.enum(PERIOD_TYPES, { error: (iss) => `must be one of ${PERIOD_TYPES.join(', ')}, got ${show(iss.input)}` }).optional(),
+      period: wholeNumberField(1, 100_000).optional(),
+      daysBack: wholeNumberField(1, 3_650).optional(),
+      from: isoTimeField.optional(),
+      to: isoTimeField.optional(),
+      limit: wholeNumberField(1, 5_000).optional(),
+    }),
+    reply: readSchemas.loose,
+  }),
+  GetMarketInfo: row<InfoArgs, LooseReply>({
+    name: 'GetMarketInfo',
+    method: 'GET',
+    path: '/market/info',
+    ws: ['GetMarketInfo'],
+    movesMoney: false,
+    summary: 'Session status and boundaries (not simulated)',
+    fields: () => ({ instrument: instrumentField.optional() }),
+    reply: readSchemas.loose,
+    notSimulated: true,
+  }),
+  GetExecutions: row<ExecutionsArgs, ExecutionsReply>({
+    name: 'GetExecutions',
+    method: 'GET',
+    path: '/accounts/{account}/executions',
+    ws: ['GetExecutions'],
+    movesMoney: false,
+    summary: "An account's fills of the last seconds (lookbackTime, default 320, at most 900)",
+    fields: () => ({ ...account(), lookbackTime: wholeNumberField(1, 900).optional() }),
+    reply: readSchemas.executions,
+  }),
+  GetExecution: row<ExecutionArgs, ExecutionRead>({
+    name: 'GetExecution',
+    method: 'GET',
+    path: '/accounts/{account}/executions/{executionId}',
+    ws: ['GetExecution'],
+    movesMoney: false,
+    summary: 'One fill',
+    fields: () => ({ ...account(), executionId: nameField('execution id') }),
+    reply: readSchemas.execution,
+  }),
+  CloseStrategy: row<StrategyArgs, StrategyReply>({
+    name: 'CloseStrategy',
+    method: 'POST',
+    path: '/accounts/{account}/strategies/{strategyId}/close',
+    ws: ['CloseStrategy'],
+    movesMoney: true,
+    effect: 'the strategy may have been closed',
+    summary: 'Close an ATM strategy: its orders cancelled, its position closed',
+    fields: () => ({ ...account(), strategyId: nameField('strategy id') }),
+    reply: readSchemas.strategy,
+  }),
 };
 
 export type Operations = typeof OPERATIONS;
@@ -201,11 +568,40 @@ export type ReplyOf<K extends OperationName> = NonNullable<Operations[K]['types'
 
 export const OPERATION_NAMES = Object.keys(OPERATIONS) as OperationName[];
 
-/** Every WebSocket `api` name (aliases included) → its operation. */
+/** Every WebSocket `api` name (aliases included) → its operation (the first row that has it). */
 let byWsName: Map<string, OperationName> | undefined;
 export function operationForWsName(api: string): OperationName | undefined {
-  byWsName ??= new Map(OPERATION_NAMES.flatMap((name) => OPERATIONS[name].ws.map((ws) => [ws, name] as const)));
+  byWsName ??= new Map(
+    OPERATION_NAMES.flatMap((name) => OPERATIONS[name].ws.map((ws) => [ws, name] as const)).reverse(),
+  );
   return byWsName.get(api);
+}
+
+/**
+ * The operation an RPC stands for, with its args (§3.14, §3.17): `GetQuote` with an account is the
+ * legacy route; `Flatten` with a side, or without an account, is the filtered flatten, and with no
+ * filter at all is refused; `FlattenEverything` takes no filters. A string is a refusal's reason.
+ */
+export function operationForRpc(api: string, args: Record<string, unknown>): OperationName | string | undefined {
+  const name = operationForWsName(api);
+  if (name === 'GetQuote' && args.account !== undefined) return 'GetQuoteLegacy';
+  if (name === 'FlattenEverything' && hasFlattenFilter(args)) return 'Invalid request: FlattenEverything takes no filters; use Flatten';
+  if (name === 'Flatten') {
+    if (!hasFlattenFilter(args))
+      return 'Invalid request: account: Flatten needs a filter (account, instrument or marketPosition); use FlattenEverything to close everything';
+    if (args.marketPosition !== undefined || args.account === undefined) return 'FlattenEverything';
+  }
+  return name;
+}
+
+export function isOperationName(name: string): name is OperationName {
+  return Object.hasOwn(OPERATIONS, name);
+}
+
+/** The WebSocket name a client sends for an operation and its args (§3.14: a filtered flatten is `Flatten`). */
+export function wsApiFor<K extends OperationName>(name: K, args: ArgsOf<K>): string {
+  const operation = OPERATIONS[name] as OperationSpec<ArgsOf<K>>;
+  return operation.wsApiFor?.(args) ?? operation.ws[0];
 }
 
 /** The names of a path's parameters, in order: `['account', 'orderId']`. */

@@ -188,6 +188,46 @@ export interface OrderStatusReply {
   orderId?: string;
   success?: true;
 }
+/** Flatten's reply (§3.13, §3.14): `orderIds` (the orders cancelled) only on the filtered flatten. */
+export interface FlattenReply {
+  closedPositions: PositionRead[];
+  orderIds?: string[];
+  warning?: string;
+  success?: true;
+}
+export interface OrderIdsReply {
+  orderIds: string[];
+  success?: true;
+}
+export interface BracketReply {
+  orderIds: string[];
+  cancelledOrderIds?: string[];
+  ocoId?: string;
+  quantity?: number;
+  success?: true;
+}
+export interface StrategyReply {
+  strategyId: string;
+  success?: true;
+}
+/** An Account as a client reads it: the name is what it needs; the money figures are in `item`. */
+export type AccountRead = Partial<Omit<AccountObject, 'item'>> & { name: string; item?: Record<string, unknown> };
+export interface AccountsReply {
+  accounts: AccountRead[];
+  count?: number;
+  success?: true;
+}
+export type QuoteRead = Partial<QuoteObject> & { instrument: string };
+/** GetQuote: one instrument is an object, several an array (§3.17). */
+export type QuotesReply = QuoteRead | QuoteRead[];
+export type ExecutionRead = Partial<ExecutionObject> & { id: string };
+export interface ExecutionsReply {
+  executions: ExecutionRead[];
+  count?: number;
+  success?: true;
+}
+/** Replies a client passes on as they are (snapshot, watermarks, bars): any object. */
+export type LooseReply = Record<string, unknown>;
 
 /** The two error forms (§6.1): `{error}` and `{success: false, error, detail}`. */
 export interface ErrorBody {
@@ -283,6 +323,42 @@ function listOf<K extends string, T>(key: K, item: () => z.ZodType<T>) {
     });
 }
 
+const accountRead = once(() =>
+  z.looseObject({ name: z.string(), item: soft(z.record(z.string(), z.unknown())) }).transform((a) => a as AccountRead),
+);
+const quoteRead = once(() =>
+  z
+    .looseObject({
+      instrument: z.string(),
+      last: soft(z.number()),
+      bid: soft(z.number()),
+      ask: soft(z.number()),
+      open: soft(z.number()),
+      high: soft(z.number()),
+      low: soft(z.number()),
+      close: soft(z.number()),
+      volume: soft(z.number()),
+      quoteTime: soft(z.string()),
+    })
+    .transform((q) => q as QuoteRead),
+);
+const executionRead = once(() =>
+  z
+    .looseObject({
+      id: z.string().regex(VISIBLE_ID),
+      orderId: soft(z.string()),
+      account: soft(z.string()),
+      instrument: soft(z.string()),
+      marketPosition: soft(z.string()),
+      price: soft(z.number()),
+      quantity: soft(z.number()),
+      time: soft(z.string()),
+      name: soft(z.string()),
+    })
+    .transform((e) => e as ExecutionRead),
+);
+const orderIds = () => z.array(z.string().regex(VISIBLE_ID));
+
 export const readSchemas = {
   order: orderRead,
   position: positionRead,
@@ -291,6 +367,24 @@ export const readSchemas = {
   positions: once(() => listOf('positions', positionRead)),
   closedPositions: once(() => z.looseObject({ closedPositions: z.array(positionRead()) }).transform((b) => b as ClosedPositionsReply)),
   orderStatus: once(() => z.looseObject({ status: z.string(), orderId: soft(z.string()) }).transform((b) => b as OrderStatusReply)),
+  flatten: once(() =>
+    z
+      .looseObject({ closedPositions: z.array(positionRead()), orderIds: soft(orderIds()), warning: soft(z.string()) })
+      .transform((b) => b as FlattenReply),
+  ),
+  orderIds: once(() => z.looseObject({ orderIds: orderIds() }).transform((b) => b as OrderIdsReply)),
+  bracket: once(() =>
+    z
+      .looseObject({ orderIds: orderIds(), cancelledOrderIds: soft(orderIds()), ocoId: soft(z.string()), quantity: soft(z.number()) })
+      .transform((b) => b as BracketReply),
+  ),
+  strategy: once(() => z.looseObject({ strategyId: z.string() }).transform((b) => b as StrategyReply)),
+  account: accountRead,
+  accounts: once(() => listOf('accounts', accountRead)),
+  quotes: once(() => z.union([z.array(quoteRead()), quoteRead()]).transform((b) => b as QuotesReply)),
+  execution: executionRead,
+  executions: once(() => listOf('executions', executionRead)),
+  loose: once(() => z.looseObject({}).transform((b) => b as LooseReply)),
 };
 
 /**

@@ -39,7 +39,7 @@ describe('trade batch on the embedded engine', () => {
     ]);
     expect(out[0].data).toEqual({ orderId: expect.stringMatching(/^[0-9a-f]{32}$/), success: true });
     expect(out[1].data).toEqual({ error: 'Invalid request: the line is not valid JSON' });
-    expect(out[2].data).toEqual({ error: expect.stringMatching(/^Invalid request: api: must be one of PlaceOrder, ReversePosition, Cancel, .*, got 'CancelEverything'$/) });
+    expect(out[2].data).toEqual({ error: expect.stringMatching(/^Invalid request: api: must be one of PlaceOrder, .*, got 'CancelEverything'$/) });
     expect(out[3].data).toEqual({ error: 'Invalid request: quantity: must be at least 1, got 0' });
     expect(out[5].data).toEqual({ error: "No position found for instrument 'NQ 12-25' in account 'Sim101'" });
     expect(out[6].data).toEqual({ success: false, error: 'invalid_account', detail: 'Account Ghost not found' });

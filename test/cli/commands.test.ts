@@ -218,8 +218,21 @@ describe('trade positions, orders and accounts', () => {
       code: 2,
       stderr: 'Error: Invalid request: account: must not start or end with spaces\n',
     });
-    expect(await cli(['accounts', 'list'])).toMatchObject({ code: 0, stdout: 'Sim101\nSim102\n' });
-    expect(JSON.parse((await cli(['accounts', 'list', '--json'])).stdout)).toEqual({ accounts: ['Sim101', 'Sim102'], success: true });
+    expect(await cli(['accounts', 'list'])).toMatchObject({
+      code: 0,
+      stdout: [
+        'ACCOUNT  CASH       NET LIQUIDATION  REALIZED TODAY  UNREALIZED  BUYING POWER  STATUS',
+        'Sim101   100000.00  100000.00        0.00            0.00        0.00          Enabled',
+        'Sim102   100000.00  100000.00        0.00            0.00        0.00          Enabled',
+        '',
+      ].join('\n'),
+    });
+    const listed = JSON.parse((await cli(['accounts', 'list', '--json'])).stdout) as { accounts: Array<{ name: string; type: string }>; count: number };
+    expect(listed).toMatchObject({ count: 2, success: true });
+    expect(listed.accounts.map((a) => [a.name, a.type])).toEqual([
+      ['Sim101', 'NinjaTrader.Cbi.Account'],
+      ['Sim102', 'NinjaTrader.Cbi.Account'],
+    ]);
   });
 });
 

@@ -22,7 +22,7 @@ import {
   ValidationError,
 } from '../../order/errors.js';
 import { show } from '../../order/schema.js';
-import { type ArgsOf, operationForWsName, type OperationName, OPERATIONS, parseArgs } from '../../service/operations.js';
+import { type ArgsOf, isOperationName, operationForRpc, type OperationName, OPERATIONS, parseArgs } from '../../service/operations.js';
 import { using, type CommandContext } from '../context.js';
 
 export interface BatchOptions {
@@ -60,9 +60,10 @@ export function parseLine(raw: string): Parsed {
   if (unknown.length > 0) return { ok: false, id, error: `Invalid request: ${unknown[0]}: is not a known field` };
   if (action !== undefined && action !== 'rpc')
     return { ok: false, id, error: `Invalid request: action: must be 'rpc' when given, got ${show(action)}` };
-  const name = typeof api === 'string' ? operationForWsName(api) : undefined;
+  const name = typeof api === 'string' ? operationForRpc(api, (args ?? {}) as Record<string, unknown>) : undefined;
   if (name === undefined)
     return { ok: false, id, error: `Invalid request: api: must be one of ${Object.keys(OPERATIONS).join(', ')}, got ${show(api)}` };
+  if (!isOperationName(name)) return { ok: false, id, error: name };
   return { ok: true, name, args, id };
 }
 

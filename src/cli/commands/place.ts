@@ -10,9 +10,13 @@ import { formatOrderResult } from '../format.js';
 export interface OrderCommandOptions extends OrderFlagValues, PromptFlags {
   json?: boolean;
   dryRun?: boolean;
+  /** place: close the instrument first (FlatPlace). */
+  flattenFirst?: boolean;
+  /** replace: the working order the new one replaces. */
+  replacing?: string;
 }
 
-export type OrderCommand = 'place' | 'reverse';
+export type OrderCommand = 'place' | 'reverse' | 'replace';
 
 /** The schema's verdict on a draft, as a usage error that names the flags to fix. Nothing is sent. */
 function validated(kind: OrderCommand, draft: OrderDraft): Order {
@@ -79,7 +83,7 @@ export async function submitOrder(ctx: CommandContext, kind: OrderCommand, optio
   const { order, result } = await using(backend, async (b) => {
     const order = fromFlags ?? (await askForOrder(ctx, kind, options, b, mode === 'review'));
     showResolved(ctx, options.instrument, order.instrument);
-    return { order, result: (await b.call(OPERATION[kind], order)) as CallResult<'PlaceOrder'> };
+    return { order, result: await send(b, kind, order, options) };
   });
   if (options.json) {
     ctx.io.out(JSON.stringify(result.body));
@@ -88,7 +92,17 @@ export async function submitOrder(ctx: CommandContext, kind: OrderCommand, optio
   for (const line of formatOrderResult(kind, order, result, backend.label, ctx.io.color)) ctx.io.out(line);
 }
 
-const OPERATION = { place: 'PlaceOrder', reverse: 'ReversePosition' } as const;
+/** The operation a command sends: PlaceOrder (FlatPlace with --flatten-first), ReversePosition or Replace. */
+function send(backend: Backend, kind: OrderCommand, order: Order, options: OrderCommandOptions): Promise<CallResult<'PlaceOrder'>> {
+  // All three answer the same {orderId, success} body.
+  if (kind === 'replace') return backend.call('Replace', { ...order, orderId: options.replacing! }) as unknown as Promise<CallResult<'PlaceOrder'>>;
+  return backend.call(kind === 'reverse' ? 'ReversePosition' : options.flattenFirst ? 'FlatPlace' : 'PlaceOrder', order) as Promise<CallResult<'PlaceOrder'>>;
+}
+
+function previewArgs(kind: OrderCommand, order: Order, options: OrderCommandOptions) {
+  if (kind === 'replace') return { name: 'Replace' as const, args: { ...order, orderId: options.replacing! } };
+  return { name: kind === 'reverse' ? ('ReversePosition' as const) : options.flattenFirst ? ('FlatPlace' as const) : ('PlaceOrder' as const), args: order };
+}
 
 /** `ES1! → ES 03-26`: on stderr, when the contract was chosen from another form (§9). */
 export function showResolved(ctx: CommandContext, typed: string | undefined, resolved: string): void {
@@ -100,7 +114,8 @@ export function showResolved(ctx: CommandContext, typed: string | undefined, res
 async function printDryRun(ctx: CommandContext, kind: OrderCommand, order: Order, options: OrderCommandOptions): Promise<void> {
   const { previewCall } = await import('../../backends/resolve.js');
   showResolved(ctx, options.instrument, order.instrument);
-  const preview = previewCall(await ctx.settings(), ctx.storeFile(), OPERATION[kind], order);
+  const { name, args } = previewArgs(kind, order, options);
+  const preview = previewCall(await ctx.settings(), ctx.storeFile(), name, args as never);
   ctx.io.err('Dry run — nothing was sent.');
   if (options.json) {
     ctx.io.out(JSON.stringify(preview));

@@ -11,6 +11,8 @@ export interface ListOptions {
   json?: boolean;
   /** positions: flat ones too (positions that had fills and are closed). */
   all?: boolean;
+  /** positions: the same as `all`, by the service's name. */
+  includeFlat?: boolean;
   /** orders: working ones only. */
   active?: boolean;
 }
@@ -34,7 +36,7 @@ export async function listFilters(ctx: CommandContext, options: ListOptions, com
  */
 export async function runPositions(ctx: CommandContext, options: ListOptions): Promise<void> {
   const { account, instrument } = await listFilters(ctx, options, 'positions');
-  const includeFlat = options.all === true ? true : undefined;
+  const includeFlat = options.all === true || options.includeFlat === true ? true : undefined;
   const backend = await ctx.openBackend();
   const result = await using(backend, (b): Promise<CallResult<'GetPositions' | 'GetAllPositions'>> =>
     account === undefined ? b.call('GetAllPositions', { includeFlat }) : b.call('GetPositions', { account, includeFlat }),
@@ -45,6 +47,6 @@ export async function runPositions(ctx: CommandContext, options: ListOptions): P
     ctx.io.out(JSON.stringify(body));
     return;
   }
-  printTable(ctx.io, formatPositions(positions, options.all, ctx.io.width));
+  printTable(ctx.io, formatPositions(positions, includeFlat, ctx.io.width));
   ctx.io.err(ctx.io.errColor.dim(`backend: ${backend.label}`));
 }

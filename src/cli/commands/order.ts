@@ -1,0 +1,37 @@
+import { parseAll } from '../../order/errors.js';
+import { parseOrderId } from '../../order/schema.js';
+import { accountFor, callAndPrint, type JsonOption } from '../call.js';
+import type { CommandContext } from '../context.js';
+import { describeObject, formatPrice, orderStatus, rows } from '../format.js';
+import { printable } from '../../order/schema.js';
+
+export interface OrderOptions extends JsonOption {
+  account?: string;
+  status?: boolean;
+}
+
+/** One order (GetOrder), or only its state (GetOrderStatus, the cheap call to poll). */
+export async function runOrder(ctx: CommandContext, rawOrderId: string, options: OrderOptions): Promise<void> {
+  const account = await accountFor(ctx, options.account, 'order');
+  const [orderId] = parseAll<[string]>([() => parseOrderId(rawOrderId)], { hint: "Nothing was sent. Run 'trade order --help' for examples." });
+  if (options.status) {
+    await callAndPrint(ctx, 'GetOrderStatus', { account, orderId }, options, (result) => [printable(result.value.status)]);
+    return;
+  }
+  await callAndPrint(ctx, 'GetOrder', { account, orderId }, options, (result, backend) => {
+    const o = result.value;
+    const pairs: Array<[string, string]> = [
+      ['order id', printable(o.orderId)],
+      ['account', printable(o.account ?? account)],
+      ['status', orderStatus(o)],
+    ];
+    if (o.timeInForce) pairs.push(['tif', printable(o.timeInForce.toUpperCase())]);
+    if (o.ocoId || o.oco) pairs.push(['oco', printable(o.ocoId || o.oco || '')]);
+    if (o.ownerStrategy) pairs.push(['strategy', `${printable(o.ownerStrategy.name)} (${printable(o.ownerStrategy.id)})`]);
+    if (o.limitPriceChanged) pairs.push(['changed limit', formatPrice(o.limitPriceChanged)]);
+    if (o.stopPriceChanged) pairs.push(['changed stop', formatPrice(o.stopPriceChanged)]);
+    if (o.time) pairs.push(['time', printable(o.time)]);
+    pairs.push(['backend', backend]);
+    return [describeObject(o), ...rows(pairs)];
+  });
+}

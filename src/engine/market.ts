@@ -1,0 +1,93 @@
+/**
+ * What the simulator knows of a market and an account's money, read from its store: a quote's
+ * day (open, high, low, volume from the prices set and the fills of the current trading day),
+ * bars built from the same ticks, and an account's cash and P&L in money (point values of §10).
+ */
+import { tradingDayStart } from '../service/chicago.js';
+import { contractSpec } from '../service/contracts.js';
+import type { Db } from './store.js';
+
+/** Every simulation account starts with this much cash (the service's Account reports it as cash value). */
+export const STARTING_CASH = 100_000;
+
+/** Money per 1.0 of price (§10); 1 for a root the table does not know. */
+export function pointValue(instrument: string): number {
+  return contractSpec(instrument.split(' ')[0]!)?.pointValue ?? 1;
+}
+
+export interface Tick {
+  time: string;
+  price: number;
+  volume: number;
+}
+
+export interface QuoteDay {
+  last: number;
+  /** When the last price was set. */
+  updatedAt: string;
+  open: number;
+  high: number;
+  low: number;
+  /** The last price before the trading day began; the last price when there is none. */
+  close: number;
+  volume: number;
+}
+
+export interface AccountMoney {
+  /** Realized P&L since the account began, in money. */
+  realizedTotal: number;
+  /** Realized P&L of the current trading day, in money. */
+  realizedToday: number;
+}
+
+export function createMarket(db: Db) {
+  const ticksSince = db.prepare<[string, string, string, string], Tick>(
+    `SELECT time, price, 0 AS volume FROM ticks WHERE instrument = ? AND time >= ?
+     UNION ALL SELECT time, price, quantity AS volume FROM fills WHERE instrument = ? AND time >= ? AND price IS NOT NULL
+     ORDER BY time`,
+  );
+  const lastBefore = db.prepare<[string, string], { price: number }>(
+    'SELECT price FROM ticks WHERE instrument = ? AND time < ? ORDER BY time DESC, seq DESC LIMIT 1',
+  );
+  const priceRow = db.prepare<[string], { price: number; updatedAt: string }>('SELECT price, updated_at AS updatedAt FROM prices WHERE instrument = ?');
+  const realized = db.prepare<[string, string], { instrument: string; total: number; today: number }>(
+    `SELECT instrument, sum(realized) AS total, sum(CASE WHEN time >= ? THEN realized ELSE 0 END) AS today
+     FROM fills WHERE account = ? GROUP BY instrument`,
+  );
+
+  return {
+    /** The day of a quote, or undefined when the instrument has no price. */
+    quoteDay(instrument: string, now: Date): QuoteDay | undefined {
+      const last = priceRow.get(instrument);
+      if (!last) return undefined;
+      const start = tradingDayStart(now).toISOString();
+      const ticks = ticksSince.all(instrument, start, instrument, start);
+      const prices = ticks.map((t) => t.price);
+      return {
+        last: last.price,
+        updatedAt: last.updatedAt,
+        open: prices[0] ?? last.price,
+        high: prices.length ? Math.max(...prices) : last.price,
+        low: prices.length ? Math.min(...prices) : last.price,
+        close: lastBefore.get(instrument, start)?.price ?? last.price,
+        volume: ticks.reduce((sum, t) => sum + t.volume, 0),
+      };
+    },
+
+    /** Ticks in a time range, oldest first: prices set (volume 0) and fills (their quantity). */
+    ticks(instrument: string, from: string, to: string): Tick[] {
+      return ticksSince.all(instrument, from, instrument, from).filter((t) => t.time <= to);
+    },
+
+    /** An account's realized P&L in money, in total and since the trading day began. */
+    money(account: string, now: Date): AccountMoney {
+      const rows = realized.all(tradingDayStart(now).toISOString(), account);
+      return {
+        realizedTotal: rows.reduce((sum, r) => sum + r.total * pointValue(r.instrument), 0),
+        realizedToday: rows.reduce((sum, r) => sum + r.today * pointValue(r.instrument), 0),
+      };
+    },
+  };
+}
+
+export type Market = ReturnType<typeof createMarket>;
