@@ -1,3 +1,4 @@
+import { requireEmbedded } from '../call.js';
 import { UsageError, ValidationError } from '../../order/errors.js';
 import { type AtmTemplate, nameField, parseAtmTemplate } from '../../order/schema.js';
 import { using, type CommandContext } from '../context.js';
@@ -56,12 +57,14 @@ export function templateFromFlags(name: string, options: AtmAddOptions): AtmTemp
 
 export async function runAtmAdd(ctx: CommandContext, name: string, options: AtmAddOptions): Promise<void> {
   const template = templateFromFlags(name, options);
+  await requireEmbedded(ctx, 'atm add');
   const added = await using(await ctx.openEngine(), (engine) => engine.addAtmTemplate(template));
   if (options.json) ctx.io.out(JSON.stringify({ template: added, success: true }));
   else ctx.io.out(ctx.io.color.green(`Added ATM strategy template ${added.name}: ${describe(added)}`));
 }
 
 export async function runAtmList(ctx: CommandContext, options: AtmOptions): Promise<void> {
+  await requireEmbedded(ctx, 'atm list');
   const templates = await using(await ctx.openEngine(), (engine) => engine.listAtmTemplates());
   if (options.json) {
     ctx.io.out(JSON.stringify({ templates, success: true }));
@@ -83,6 +86,7 @@ export async function runAtmRemove(ctx: CommandContext, name: string, options: A
   if (!checked.success) {
     throw new ValidationError([{ field: 'name', message: checked.error.issues[0]!.message }]);
   }
+  await requireEmbedded(ctx, 'atm remove');
   const removed = await using(await ctx.openEngine(), (engine) => engine.removeAtmTemplate(checked.data));
   if (options.json) ctx.io.out(JSON.stringify({ template: removed, success: true }));
   else ctx.io.out(ctx.io.color.green(`Removed ATM strategy template ${removed.name}`));

@@ -1,5 +1,6 @@
 import { parseAll } from '../../order/errors.js';
 import { parseInstrument, parsePrice } from '../../order/schema.js';
+import { requireEmbedded } from '../call.js';
 import { using, type CommandContext } from '../context.js';
 import { formatPrice, formatPriceOutcome } from '../format.js';
 import { table } from '../io.js';
@@ -14,6 +15,7 @@ export async function runPriceSet(ctx: CommandContext, rawInstrument: string, ra
     [() => parseInstrument(rawInstrument), () => parsePrice(numberOrText(rawPrice))],
     { hint: "Nothing was changed. Run 'trade price set --help' for examples." },
   );
+  await requireEmbedded(ctx, 'price set');
   const { ordersOf } = await import('../../engine/service.js');
   // Brackets placed by the move are orders: shown in the service's Order shape.
   const { outcome, brackets } = await using(await ctx.openEngine(), (engine) => {
@@ -25,6 +27,7 @@ export async function runPriceSet(ctx: CommandContext, rawInstrument: string, ra
 }
 
 export async function runPriceList(ctx: CommandContext, options: PriceOptions): Promise<void> {
+  await requireEmbedded(ctx, 'price list');
   const prices = await using(await ctx.openEngine(), (engine) => engine.listPrices());
   if (options.json) {
     ctx.io.out(JSON.stringify({ prices, success: true }));
