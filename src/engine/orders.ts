@@ -81,11 +81,12 @@ function prepare(core: Core, order: Order, origin: OrderOrigin, time: string, la
 /**
  * Places an order in an account already resolved. A MARKET order fills at once at the last
  * price (unknown when there is none); a LIMIT order marketable at the last price fills at once
- * at that price; anything else works until a price crosses it.
+ * at that price; anything else works until a price crosses it. `parentId`: the ATM entry (engine
+ * id) whose strategy the order belongs to.
  */
-export function placeOrder(core: Core, order: Order, origin: OrderOrigin, time: string, effects: Effects): OrderRecord {
+export function placeOrder(core: Core, order: Order, origin: OrderOrigin, time: string, effects: Effects, parentId?: string): OrderRecord {
   const last = lastPrice(core, order.instrument);
-  const row = prepare(core, order, origin, time, last);
+  const row = { ...prepare(core, order, origin, time, last), ...(parentId === undefined ? {} : { parentId }) };
   core.q.insertOrder.run(row);
   if (order.orderType === 'MARKET') {
     const brackets = fillOrder(core, core.q.orderById.get(row.id)!, last ?? null, time, effects);

@@ -266,27 +266,32 @@ export function createTrading({ core, resolveAccount, openPosition, findRow }: T
 
     /**
      * CloseStrategy (§3.20): an ATM instance, known by its entry's order id, closed: its working
-     * orders cancelled and what is left of its position closed at market.
+     * orders cancelled and what is left of its position closed at market. The closing order
+     * belongs to the strategy, so that a closed (or otherwise finished) one is refused: what is
+     * left is the entry less its members' fills, and never more than the account still holds on
+     * the entry's side.
      */
     closeStrategy(time: string, accountName: string, strategyId: string) {
       const account = resolveAccount(accountName);
       const entry = q.orderByOrderId.get(account, strategyId);
       const members = entry && entry.strategy !== null ? [entry, ...q.bracketsOf.all(entry.id)] : [];
       const working = members.filter((m) => m.state === 'WORKING');
-      const open = entry?.state === 'FILLED' ? entry.quantity - members.slice(1).filter((m) => m.state === 'FILLED').reduce((n, m) => n + m.quantity, 0) : 0;
+      const side = entry?.action === 'BUY' ? 1 : -1;
+      const held = entry ? (openPosition(account, entry.instrument)?.quantity ?? 0) * side : 0;
+      const unclosed = entry?.state === 'FILLED' ? entry.quantity - members.slice(1).filter((m) => m.state === 'FILLED').reduce((n, m) => n + m.quantity, 0) : 0;
+      const open = Math.min(unclosed, Math.max(0, held));
       if (working.length === 0 && open <= 0)
         throw invalid('strategyId', `no active strategy '${strategyId}' in account '${account}'`);
       const effects = newEffects();
       for (const row of working) cancelWithGroup(core, row, time, effects);
-      const position = openPosition(account, entry!.instrument);
-      if (open > 0 && position) {
-        const quantity = Math.min(open, Math.abs(position.quantity));
+      if (open > 0) {
         placeOrder(
           core,
-          { account, instrument: entry!.instrument, action: entry!.action === 'BUY' ? 'SELL' : 'BUY', quantity, orderType: 'MARKET', timeInForce: 'DAY' },
+          { account, instrument: entry!.instrument, action: entry!.action === 'BUY' ? 'SELL' : 'BUY', quantity: open, orderType: 'MARKET', timeInForce: 'DAY' },
           'close',
           time,
           effects,
+          entry!.id,
         );
       }
       return { ...effects, strategyId };
