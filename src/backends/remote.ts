@@ -100,6 +100,8 @@ export function replyError(status: number, body: unknown, ctx: ReplyContext): Er
           hint: 'Start NinjaTrader and connect the add-on, then try again.',
         });
   }
+  // 501: a route the server does not have (trade serve's routes it does not simulate, §6.1); nothing was done.
+  if (status === 501 && failure) return new RejectedError(message!, { status, body: failure });
   if (status >= 500)
     return ctx.effect
       ? outcomeUnknown(`${ctx.where} failed with HTTP ${status}: ${said}`, ctx.effect)
@@ -128,13 +130,15 @@ export function readReply<K extends OperationName>(name: K, status: number, body
 
 /**
  * The status a WebSocket reply's `data` stands for (§5.3: the status is not carried): a failure
- * is 429 for the rate limit, 404 for an unknown account, else 400; anything else is a success.
+ * is 429 for the rate limit, 404 for an unknown account, 501 for an operation the server does not
+ * have (§6.1's `not_implemented`), else 400; anything else is a success.
  */
 export function wsStatus(data: unknown): number {
   const failure = failureOf(data);
   if (!failure) return 200;
   if (failure.error === RATE_LIMIT_TEXT) return 429;
   if (failure.error === 'invalid_account' || /unknown api/i.test(failure.error)) return 404;
+  if (failure.error === 'not_implemented') return 501;
   return 400;
 }
 
@@ -146,10 +150,16 @@ export interface HttpRequest {
   body?: Record<string, unknown>;
 }
 
+/**
+ * A value as the service takes it: the lists a schema reads from a comma list (GetQuote's
+ * `instrument`, PlaceOrder's `requireMarketPosition`, §3.1, §3.17) go back as one.
+ */
+const wire = (value: unknown): unknown => (Array.isArray(value) ? value.join(',') : value);
+
 /** The REST request for an operation's flat args (§1.3): path parameters, then query or body. */
 export function httpRequest<K extends OperationName>(name: K, args: ArgsOf<K>): HttpRequest {
   const operation = OPERATIONS[name] as OperationSpec;
-  const rest: Record<string, unknown> = { ...(args as Record<string, unknown>) };
+  const rest: Record<string, unknown> = Object.fromEntries(Object.entries(args as Record<string, unknown>).map(([key, value]) => [key, wire(value)]));
   let path = operation.path;
   for (const param of pathParams(operation.path)) {
     path = path.replace(`{${param}}`, encodeURIComponent(String(rest[param])));
@@ -166,14 +176,15 @@ export function httpRequest<K extends OperationName>(name: K, args: ArgsOf<K>): 
 const ENUM_FIELDS = ['action', 'orderType', 'timeInForce'];
 
 /**
- * An RPC's args: the same flat object, with enumerated values in NinjaTrader spelling (`Buy`,
- * `Market`, `Day`), as the WebSocket API's only example writes them (§1.5).
+ * An RPC's args: the same flat object (comma lists as the query string has them), with enumerated
+ * values in NinjaTrader spelling (`Buy`, `Market`, `Day`), as the WebSocket API's only example
+ * writes them (§1.5).
  */
 export function rpcArgs(args: unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(args as Record<string, unknown>)) {
     if (value === undefined) continue;
-    out[key] = ENUM_FIELDS.includes(key) && typeof value === 'string' ? ntSpelling(value) : value;
+    out[key] = ENUM_FIELDS.includes(key) && typeof value === 'string' ? ntSpelling(value) : wire(value);
   }
   return out;
 }
