@@ -1,6 +1,7 @@
 import { createEngine, type Engine, type EngineOptions } from '../engine/engine.js';
 import { simulate } from '../engine/service.js';
 import type { ReplyOf } from '../service/operations.js';
+import { envelopeData } from '../service/shapes.js';
 import type { Backend } from './types.js';
 
 export interface EmbeddedBackendOptions extends EngineOptions {
@@ -21,7 +22,9 @@ export function createEmbeddedBackend(options: EmbeddedBackendOptions): Embedded
     engine,
     async call(name, args) {
       const { body, detail } = simulate(engine, name, args);
-      return { body, value: body as unknown as ReplyOf<typeof name>, ...(detail ? { detail } : {}) };
+      // The value is read as a remote client reads it: GetWatermarks' data, not its envelope (§1.7).
+      const value = (envelopeData(body) ?? body) as unknown as ReplyOf<typeof name>;
+      return { body, value, ...(detail ? { detail } : {}) };
     },
     async close() {
       engine.close();

@@ -400,10 +400,29 @@ export function failureOf(body: unknown): ErrorBody | undefined {
 }
 
 /**
+ * The object inside the AI docs' envelope (§1.7), when a body is exactly `{"success": true,
+ * "data": {...}}`: GetWatermarks' documented body (§3.16), and any body of a service that wraps
+ * them all. Undefined for any other body.
+ */
+export function envelopeData(body: unknown): Record<string, unknown> | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const { success, data, ...rest } = body as Record<string, unknown>;
+  if (success !== true || Object.keys(rest).length > 0) return undefined;
+  return data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : undefined;
+}
+
+/**
  * The body a client reads: the flat body, or, when it does not fit and carries a `data` object
- * (the AI docs' `{"success": true, "data": ...}` form, §1.7), that object.
+ * (the AI docs' `{"success": true, "data": ...}` form, §1.7), that object. A body that is the
+ * envelope and nothing else is read inside first, so that replies any object fits (snapshot,
+ * bars, watermarks) are read from their data too.
  */
 export function parseReply<T>(schema: z.ZodType<T>, body: unknown): { ok: true; value: T } | { ok: false } {
+  const enveloped = envelopeData(body);
+  if (enveloped) {
+    const inner = schema.safeParse(enveloped);
+    if (inner.success) return { ok: true, value: inner.data };
+  }
   const flat = schema.safeParse(body);
   if (flat.success) return { ok: true, value: flat.data };
   const data = (body as { data?: unknown } | null)?.data;
