@@ -263,3 +263,89 @@ it(`the examples send the token (${TOKEN_IN_EXAMPLES}) in the Authorization head
   expect(SECTION.match(/Authorization: Bearer (\w+)/)?.[1]).toBe(TOKEN_IN_EXAMPLES);
   for (const step of STEPS.filter((s): s is Step & HttpStep => s.kind === 'http')) expect(step.path).not.toContain(TOKEN_IN_EXAMPLES);
 });
+
+/**
+ * §2's operation index, read from the reference: every REST route (with its query parameters) and
+ * every WebSocket name. trade serve answers each: none is a 404 (a 400 for the made-up ids is an
+ * answer), none an unknown RPC, and the routes §2 marks 501 answer 501 with §6.1's body.
+ */
+const INDEX = REFERENCE.slice(REFERENCE.indexOf('## 2. Operation index'), REFERENCE.indexOf('## 3. Operations'));
+const INDEX_ROWS = INDEX.split('\n')
+  .filter((line) => /^\| [A-Z]/.test(line) && !line.startsWith('| operation '))
+  .map((line) => {
+    const cells = line.split('|').map((c) => c.trim());
+    const [, method, template] = /^`(GET|POST|PUT) ([^`]+)`$/.exec(cells[2]!)!;
+    // WebSocket names are the capitalized backticked words (`account` in "with `account` in args" is an argument).
+    const ws = [...cells[3]!.matchAll(/`([A-Z]\w+)`/g)].map((m) => m[1]!);
+    return { operation: cells[1]!, method: method!, template: template!, ws, server: cells[6]! };
+  });
+/** Values for the parameters the index names; the ids exist nowhere, which the server must say with a 400, not a 404. */
+const PARAMETERS: Record<string, string> = {
+  account: 'Sim101',
+  orderId: 'ex-nowhere',
+  executionId: 'f'.repeat(32),
+  strategyId: '334081723',
+  instrument: 'ES%2006-26',
+  activeOnly: 'true',
+  includeFlat: 'true',
+  lookbackTime: '900',
+};
+const concrete = (template: string) =>
+  `/v1/api${template.replace(/\{(\w+)\}/g, (_, name: string) => PARAMETERS[name]!).replace(/(\w+)=(?=&|$)/g, (_, name: string) => `${name}=${PARAMETERS[name]}`)}`;
+
+describe('§2: every route and WebSocket name of the operation index, against trade serve', () => {
+  let fresh: Harness;
+  let ws: RpcClient;
+  beforeAll(async () => {
+    // A server of its own: these requests include a flatten of everything.
+    fresh = await startServer();
+    fresh.engine.setPrice(ES, 5000);
+    ws = await connect(fresh.wsUrl);
+  });
+  afterAll(async () => {
+    await ws.close();
+    await fresh.close();
+  });
+
+  it('reads every row of the index', () => {
+    expect(INDEX_ROWS.map((r) => r.operation)).toContain('Catalog');
+    expect(INDEX_ROWS).toHaveLength(Object.keys(OPERATIONS).length + 1);
+    expect(INDEX_ROWS.filter((r) => r.server === '501').map((r) => r.operation)).toEqual(['GetOrderLifecycle', 'GetMarketInfo']);
+  });
+
+  it('answers every route: none 404, the 501 ones 501', async () => {
+    const answers: Record<string, number> = {};
+    const expected: Record<string, number | string> = {};
+    for (const row of INDEX_ROWS) {
+      const path = concrete(row.template);
+      const reply = await fresh.http(row.method, path, row.method === 'GET' ? {} : { body: {} });
+      const key = `${row.operation}: ${row.method} ${path}`;
+      if (row.server === '501') {
+        const route = `${row.method} /v1/api${row.template.split('?')[0]!}`;
+        expect(reply.body, key).toEqual({ success: false, error: 'not_implemented', detail: `${route} is not simulated by trade serve` });
+        answers[key] = reply.status;
+        expected[key] = 501;
+      } else {
+        // A route that is served answers with its operation: 200, or 400 for the made-up ids and empty bodies.
+        answers[key] = reply.status;
+        expected[key] = [200, 400].includes(reply.status) ? reply.status : '200 or 400';
+      }
+    }
+    expect(answers).toEqual(expected);
+    expect(Object.values(answers)).not.toContain(404);
+    const mcp = await fresh.http('POST', '/v1/api/mcp', { body: {} });
+    expect({ status: mcp.status, error: (mcp.body as { error?: unknown }).error }).toEqual({ status: 501, error: 'not_implemented' });
+  });
+
+  it('knows every WebSocket name of the index', async () => {
+    const names = [...new Set(INDEX_ROWS.flatMap((r) => r.ws))];
+    expect(names).toEqual(expect.arrayContaining(['CancelOrder', 'CancelReplace', 'ListOrders', 'ListPositions', 'FlattenEverything']));
+    const unknown: string[] = [];
+    for (const name of names) {
+      const reply = await ws.call(`index-${name}`, name, { account: 'Sim101', orderId: 'ex-nowhere' });
+      const data = reply.data as { error?: unknown };
+      if (typeof data?.error === 'string' && /unknown api/i.test(data.error)) unknown.push(name);
+    }
+    expect(unknown).toEqual([]);
+  });
+});
