@@ -12,17 +12,23 @@ import { assertOcoIdUsable, cancelWithGroup } from './oco.js';
 import { type NewOrderRow, type OrderRow, type PositionRow, toOrder } from './queries.js';
 import type { Effects, OrderOrigin, OrderRecord } from './types.js';
 
-/** PlaceOrder's guards (§3.1, §8.7): the position required, and the most open positions allowed. */
-function checkGuards(core: Core, order: Order): void {
-  if (order.requireMarketPosition === undefined && order.maxPositions === undefined) return;
+/** `requireMarketPosition` (§3.1, §8.7): the account's position in the instrument must be one of the sides listed. */
+export function checkMarketPosition(core: Core, order: Order): void {
+  if (order.requireMarketPosition === undefined) return;
   const held = core.q.position.get(order.account, order.instrument)?.quantity ?? 0;
   const side = held > 0 ? 'long' : held < 0 ? 'short' : 'flat';
-  if (order.requireMarketPosition !== undefined && !order.requireMarketPosition.includes(side)) {
+  if (!order.requireMarketPosition.includes(side)) {
     throw new RejectedError(
       `Market position requirement not met: ${order.instrument} in account '${order.account}' is ${side[0]!.toUpperCase()}${side.slice(1)}; required ${order.requireMarketPosition.join(', ')}`,
       { code: 'market_position' },
     );
   }
+}
+
+/** PlaceOrder's guards (§3.1, §8.7): the position required, and the most open positions allowed. */
+function checkGuards(core: Core, order: Order): void {
+  checkMarketPosition(core, order);
+  const held = core.q.position.get(order.account, order.instrument)?.quantity ?? 0;
   if (order.maxPositions !== undefined && held === 0) {
     const open = core.q.openPositionsOf.all(order.account).length;
     if (open >= order.maxPositions)
@@ -33,7 +39,7 @@ function checkGuards(core: Core, order: Order): void {
 }
 
 /** Checks an order (its account already canonical) and builds its row. Throws RejectedError. */
-function prepare(core: Core, order: Order, origin: OrderOrigin, time: string, last: number | undefined): NewOrderRow {
+function prepare(core: Core, order: Order, origin: OrderOrigin, time: string, last: number | undefined, parentId: string | null): NewOrderRow {
   if (order.orderId !== undefined && core.q.orderByOrderId.get(order.account, order.orderId)) {
     throw new RejectedError(`Invalid request: orderId: '${order.orderId}' is already used in account '${order.account}'`, {
       code: 'duplicate_order_id',
@@ -70,7 +76,7 @@ function prepare(core: Core, order: Order, origin: OrderOrigin, time: string, la
     ocoId: order.ocoId ?? null,
     strategy: template?.name ?? null,
     origin,
-    parentId: null,
+    parentId,
     atmStopLossTicks: template?.stop_loss_ticks ?? null,
     atmProfitTargetTicks: template?.profit_target_ticks ?? null,
     atmTickSize: template?.tick_size ?? null,
@@ -81,12 +87,19 @@ function prepare(core: Core, order: Order, origin: OrderOrigin, time: string, la
 /**
  * Places an order in an account already resolved. A MARKET order fills at once at the last
  * price (unknown when there is none); a LIMIT order marketable at the last price fills at once
- * at that price; anything else works until a price crosses it. `parentId`: the ATM entry (engine
- * id) whose strategy the order belongs to.
+ * at that price; anything else works until a price crosses it.
  */
-export function placeOrder(core: Core, order: Order, origin: OrderOrigin, time: string, effects: Effects, parentId?: string): OrderRecord {
+export function placeOrder(
+  core: Core,
+  order: Order,
+  origin: OrderOrigin,
+  time: string,
+  effects: Effects,
+  /** The ATM entry (its row id) that owns the order, as its brackets are owned: CloseStrategy's close. */
+  parentId: string | null = null,
+): OrderRecord {
   const last = lastPrice(core, order.instrument);
-  const row = { ...prepare(core, order, origin, time, last), ...(parentId === undefined ? {} : { parentId }) };
+  const row = prepare(core, order, origin, time, last, parentId);
   core.q.insertOrder.run(row);
   if (order.orderType === 'MARKET') {
     const brackets = fillOrder(core, core.q.orderById.get(row.id)!, last ?? null, time, effects);

@@ -10,7 +10,7 @@ import { type Core, lastPrice, newEffects } from './core.js';
 import { work } from './fills.js';
 import { stopIsTouched } from './matching.js';
 import { cancelWithGroup } from './oco.js';
-import { closeOpenPosition, placeOrder } from './orders.js';
+import { checkMarketPosition, closeOpenPosition, placeOrder } from './orders.js';
 import { type OrderRow, type PositionRow, toOrder, toPosition } from './queries.js';
 import type { Effects, OrderRecord, PositionRecord } from './types.js';
 
@@ -165,14 +165,21 @@ export function createTrading({ core, resolveAccount, openPosition, findRow }: T
       return { ...effects, orderId: order.orderId, order, closingOrder, closed: toPosition(position) };
     },
 
-    /** FlatPlace (§3.2): the instrument's orders cancelled, any position closed, then the order placed. */
+    /**
+     * FlatPlace (§3.2): the instrument's orders cancelled, any position closed, then the order
+     * placed. `requireMarketPosition` is checked against the position as the request finds it
+     * (after the close it is always flat, so `long` or `short` could never pass); `maxPositions`
+     * when the order is placed, into the flat instrument.
+     */
     flatPlace(time: string, order: Order) {
       const account = resolveAccount(order.account);
+      const { requireMarketPosition: _checkedFirst, ...rest } = order;
+      checkMarketPosition(core, { ...order, account });
       const effects = newEffects();
       cancelWorking(account, order.instrument, time, effects);
       const position = openPosition(account, order.instrument);
       const closingOrder = position ? closeOpenPosition(core, position, 'close', time, effects) : undefined;
-      const record = placeOrder(core, { ...order, account }, 'client', time, effects);
+      const record = placeOrder(core, { ...rest, account }, 'client', time, effects);
       return { ...effects, orderId: record.orderId, order: record, closingOrder };
     },
 
@@ -198,6 +205,8 @@ export function createTrading({ core, resolveAccount, openPosition, findRow }: T
       if (stop !== undefined && last !== undefined && !row.triggered && stopIsTouched(row.action, stop, last)) {
         throw invalid('stopPrice', `a ${row.action} stop must be ${row.action === 'BUY' ? 'above' : 'below'} the last price ${last} of ${row.instrument}`);
       }
+      // Nothing to change is accepted and changes nothing (§3.6), not even the order's update time.
+      if (quantity === undefined && limit === undefined && stop === undefined) return { ...newEffects(), orderId: row.order_id, order: toOrder(row) };
       q.changeOrder.run(quantity ?? row.quantity, limit ?? row.limit_price, stop ?? row.stop_price, limit ?? null, stop ?? null, time, row.id);
       const effects = newEffects();
       if (last !== undefined) work(core, [{ id: row.id, from: last }], last, time, effects);
@@ -267,27 +276,27 @@ export function createTrading({ core, resolveAccount, openPosition, findRow }: T
     /**
      * CloseStrategy (§3.20): an ATM instance, known by its entry's order id, closed: its working
      * orders cancelled and what is left of its position closed at market. The closing order
-     * belongs to the strategy, so that a closed (or otherwise finished) one is refused: what is
-     * left is the entry less its members' fills, and never more than the account still holds on
-     * the entry's side.
+     * belongs to the strategy (as its brackets do), so a strategy once closed is finished. So is
+     * one whose position is gone otherwise (a Flatten, a plain opposite order).
      */
     closeStrategy(time: string, accountName: string, strategyId: string) {
       const account = resolveAccount(accountName);
       const entry = q.orderByOrderId.get(account, strategyId);
       const members = entry && entry.strategy !== null ? [entry, ...q.bracketsOf.all(entry.id)] : [];
       const working = members.filter((m) => m.state === 'WORKING');
-      const side = entry?.action === 'BUY' ? 1 : -1;
-      const held = entry ? (openPosition(account, entry.instrument)?.quantity ?? 0) * side : 0;
-      const unclosed = entry?.state === 'FILLED' ? entry.quantity - members.slice(1).filter((m) => m.state === 'FILLED').reduce((n, m) => n + m.quantity, 0) : 0;
-      const open = Math.min(unclosed, Math.max(0, held));
-      if (working.length === 0 && open <= 0)
+      // Contracts the strategy still holds: its entry's fill less its exits' (brackets, an earlier close).
+      const held = entry?.state === 'FILLED' ? entry.quantity - members.slice(1).filter((m) => m.state === 'FILLED').reduce((n, m) => n + m.quantity, 0) : 0;
+      const position = entry && openPosition(account, entry.instrument);
+      const sameSide = position !== undefined && Math.sign(position.quantity) === (entry!.action === 'BUY' ? 1 : -1);
+      const closing = sameSide ? Math.min(held, Math.abs(position.quantity)) : 0;
+      if (working.length === 0 && closing <= 0)
         throw invalid('strategyId', `no active strategy '${strategyId}' in account '${account}'`);
       const effects = newEffects();
       for (const row of working) cancelWithGroup(core, row, time, effects);
-      if (open > 0) {
+      if (closing > 0) {
         placeOrder(
           core,
-          { account, instrument: entry!.instrument, action: entry!.action === 'BUY' ? 'SELL' : 'BUY', quantity: open, orderType: 'MARKET', timeInForce: 'DAY' },
+          { account, instrument: entry!.instrument, action: entry!.action === 'BUY' ? 'SELL' : 'BUY', quantity: closing, orderType: 'MARKET', timeInForce: 'DAY' },
           'close',
           time,
           effects,
