@@ -952,7 +952,18 @@ describe('the operation table, walked', () => {
     }
   });
 
-  it('the double serves every row but those it says it leaves out, and nothing else', () => {
+  it('the double serves every row but those it says it leaves out, and nothing else, on the same routes', async () => {
     expect([...DOUBLE_OPERATIONS].sort()).toEqual(OPERATION_NAMES.filter((name) => !NOT_IN_DOUBLE[name]).sort());
+    // Written apart from the table, from the reference alone: its catalog must list the table's routes.
+    const double = await startReferenceDouble();
+    try {
+      const http = createHttpBackend({ token: double.token, timeoutMs: 5000, baseUrl: double.url });
+      const { body } = await http.send('GET', '/v1/api/_endpoints');
+      await http.close();
+      const served = OPERATION_NAMES.filter((name) => !NOT_IN_DOUBLE[name]).map((name) => `${OPERATIONS[name].method} /v1/api${OPERATIONS[name].path}`);
+      expect([...(body as { endpoints: string[] }).endpoints].sort()).toEqual([...served, 'GET /v1/api/_endpoints'].sort());
+    } finally {
+      await double.close();
+    }
   });
 });

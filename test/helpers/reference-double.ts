@@ -747,8 +747,14 @@ export async function startReferenceDouble(options: DoubleOptions = {}): Promise
         if (!execution) throw invalid();
         return withSuccess(executionObject(execution));
       }
-      case 'Catalog':
-        return { endpoints: ROUTES.filter((r) => r.api !== 'Catalog').map((r) => `${r.method} ${r.path.source}`), success: true };
+      case 'Catalog': {
+        // §1.7: `METHOD /v1/api/...` with `{name}` for each path parameter, read back from the route's pattern.
+        const route = (r: (typeof ROUTES)[number]) => {
+          let i = 0;
+          return `${r.method} /v1/api${r.path.source.slice(1, -1).replace(/\\\//g, '/').replace(/\(\[\^\/\]\+\)/g, () => `{${r.params[i++]}}`)}`;
+        };
+        return { endpoints: ROUTES.map(route), success: true };
+      }
       default:
         throw new Refusal(400, { error: `Unknown API command '${api}'` });
     }
