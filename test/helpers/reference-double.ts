@@ -445,6 +445,14 @@ export async function startReferenceDouble(options: DoubleOptions = {}): Promise
     };
   }
 
+  /** The add-on machine's time as quotes write it (§4.4): `03/18/2026 01:51:54 PM` (UTC here). */
+  function usTime(at: number): string {
+    const d = new Date(at);
+    const two = (n: number) => String(n).padStart(2, '0');
+    const hours = d.getUTCHours() % 12 || 12;
+    return `${two(d.getUTCMonth() + 1)}/${two(d.getUTCDate())}/${d.getUTCFullYear()} ${two(hours)}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())} ${d.getUTCHours() < 12 ? 'AM' : 'PM'}`;
+  }
+
   /** §4.4 (market route); the legacy route's shorter object (§3.17, doc M2). */
   function quoteObject(instrument: string, legacy: boolean): Record<string, unknown> {
     const last = prices.get(instrument)!;
@@ -457,11 +465,12 @@ export async function startReferenceDouble(options: DoubleOptions = {}): Promise
       instrument, description: `${spec.name} Futures`, type: 'Future', bid: last, ask: last, last, open: traded[0]?.price ?? last,
       high: Math.max(...seen), low: Math.min(...seen), close: last, volume: traded.reduce((n, e) => n + e.quantity, 0),
       tickSize: spec.tick, pointValue: spec.point, exchange: 'Globex', tradingHours: 'CME US Index Futures ETH',
-      quoteTime: new Date(now).toISOString().slice(0, 19).replace('T', ' '),
+      quoteTime: usTime(now),
     };
     if (legacy) return { ...common, expiration: `${Number(month)}/1/20${year} 12:00:00 AM` };
     return {
-      ...common, tickValue: spec.tick * spec.point, expiration: `20${year}-${month}-01`, quoteTimeUtc: common.quoteTime, epoch: Math.floor(now / 1000),
+      ...common, tickValue: spec.tick * spec.point, expiration: `20${year}-${month}-01`, quoteTimeUtc: new Date(now).toISOString().slice(0, 19).replace('T', ' '),
+      epoch: Math.floor(now / 1000),
       dataSource: { status: 'Live', connectedFeeds: ['Live'] }, isMarketOpen: true,
     };
   }
