@@ -16,6 +16,8 @@ const FLAG_VALUES: Record<string, readonly string[]> = {
   '--tif': TIMES_IN_FORCE,
   '--time-in-force': TIMES_IN_FORCE,
   '--backend': BACKENDS,
+  '--side': ['long', 'short'],
+  '--require-position': ['flat', 'long', 'short'],
 };
 
 /** Values offered for a command's first argument, by command path. */

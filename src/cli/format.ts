@@ -169,12 +169,14 @@ export function formatCancelResult(result: CallResult<'Cancel'>, account: string
   return [c.green(`Cancelled order ${id}`), ...rows(pairs)];
 }
 
+/** `long 3 ES 09-25 (average price 4500)`: a closed position as ClosePosition and Flatten report it. */
+export function closedPosition(p: PositionRead): string {
+  return `${p.marketPosition.toLowerCase()} ${p.quantity} ${text(p.instrument)} (average price ${formatPrice(p.averagePrice)})`;
+}
+
 export function formatCloseResult(result: CallResult<'ClosePosition'>, backendLabel: string, c: ChalkInstance): string[] {
-  const lines = result.value.closedPositions.map((p) =>
-    c.green(
-      `Closed ${text(p.instrument)} in ${text(p.account)}: was ${p.marketPosition.toLowerCase()} ${p.quantity} @ ${formatPrice(p.averagePrice)}`,
-    ),
-  );
+  // `quantity` is what was closed (§3.10), a part of the position or all of it.
+  const lines = result.value.closedPositions.map((p) => c.green(`Closed ${closedPosition(p)} in ${text(p.account)}`));
   const pairs: Array<[string, string]> = [];
   const detail = result.detail;
   if (detail?.closingOrder) {

@@ -14,8 +14,8 @@ export type Action = (typeof ACTIONS)[number];
 export type OrderType = (typeof ORDER_TYPES)[number];
 export type TimeInForce = (typeof TIMES_IN_FORCE)[number];
 
-/** Sanity bounds: the service publishes none, so these guard against fat fingers and overflow. */
-export const MAX_QUANTITY = 1_000_000;
+/** Bounds: the server refuses more than 100000 contracts (service-reference.md §3.1); the price bound guards against fat fingers and overflow. */
+export const MAX_QUANTITY = 100_000;
 export const MAX_PRICE = 1_000_000_000;
 const MAX_NAME = 64;
 
@@ -187,9 +187,10 @@ export const orderIdField = nameField('order id');
  */
 export function wholeNumberField(min: number, max: number, why = `must be a whole number from ${min} to ${max}`) {
   return z
-    .union([z.number(), z.string().regex(/^\d+$/)], { error: (iss) => `${why}, got ${show(iss.input)}` })
+    .union([z.number(), z.string()], { error: (iss) => `${why}, got ${show(iss.input)}` })
     .transform((raw, ctx) => {
-      const n = Number(raw);
+      // Digits only in a string (a query string's value): not '', ' 1', '1e3' or '0x10'.
+      const n = typeof raw === 'string' && !/^\d+$/.test(raw) ? NaN : Number(raw);
       if (Number.isInteger(n) && n >= min && n <= max) return n;
       ctx.issues.push({ code: 'custom', input: raw, message: `${why}, got ${show(raw)}` });
       return z.NEVER;
@@ -386,7 +387,7 @@ export function describeOrder(order: OrderBody): string {
   if (order.strategy !== undefined) parts.push(`ATM ${order.strategy}`);
   if (order.orderId !== undefined) parts.push(`id ${order.orderId}`);
   const guards = order as Partial<Order>;
-  if (guards.requireMarketPosition !== undefined) parts.push(`only when ${guards.requireMarketPosition.join('/')}`);
-  if (guards.maxPositions !== undefined) parts.push(`max ${guards.maxPositions} positions`);
+  if (guards.requireMarketPosition !== undefined) parts.push(`(only if ${guards.requireMarketPosition.join(' or ')})`);
+  if (guards.maxPositions !== undefined) parts.push(`(at most ${guards.maxPositions} open position${guards.maxPositions === 1 ? '' : 's'})`);
   return parts.join(' ');
 }

@@ -18,6 +18,7 @@ import {
   instrumentField,
   instrumentListField,
   isoTimeField,
+  MAX_PRICE,
   MAX_QUANTITY,
   nameField,
   type Order,
@@ -180,8 +181,14 @@ export interface InfoArgs {
 }
 
 const account = () => ({ account: accountNameField });
-/** 0 (or absent) leaves a value of a Change as it is (§3.6). */
-const unchangedOr = <T extends z.ZodType>(field: T) => z.union([z.literal(0), field]).optional();
+/** 0 (or absent) leaves a value of a Change as it is (§3.6); the message says so. */
+const LEAVE_IT = 'or 0 to leave it';
+const changedPrice = () =>
+  z
+    .number({ error: (iss) => `must be a positive number, ${LEAVE_IT}, got ${show(iss.input)}` })
+    .nonnegative({ error: (iss) => `must be a positive number, ${LEAVE_IT}, got ${show(iss.input)}` })
+    .max(MAX_PRICE, { error: (iss) => `must be at most ${MAX_PRICE}, got ${show(iss.input)}` })
+    .optional();
 const { orderId: _clientOrderId, ...replaceBodyShape } = orderBodyShape;
 const PERIOD_TYPES = ['minute', 'second', 'day', 'week', 'month', 'year', 'tick', 'range', 'renko'] as const;
 /** Any filter given: a flatten of `POST /positions/flatten` with one is sent as `Flatten` over WebSocket (§3.14). */
@@ -279,9 +286,9 @@ export const OPERATIONS = {
     fields: () => ({
       ...account(),
       orderId: orderIdField,
-      quantity: unchangedOr(wholeNumberField(1, MAX_QUANTITY, `must be a whole number from 1 to ${MAX_QUANTITY}, or 0 to leave it`)),
-      limitPrice: unchangedOr(priceField),
-      stopPrice: unchangedOr(priceField),
+      quantity: wholeNumberField(0, MAX_QUANTITY, `must be a whole number from 1 to ${MAX_QUANTITY}, ${LEAVE_IT}`).optional(),
+      limitPrice: changedPrice(),
+      stopPrice: changedPrice(),
       strategyId: nameField('strategy id').optional(),
     }),
     reply: readSchemas.orderId,

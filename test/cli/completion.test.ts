@@ -34,7 +34,10 @@ describe('trade completion', () => {
     expect(complete('accounts', '')).toEqual(expect.arrayContaining(['list', 'add']));
     expect(complete('config', 'set', 'base')).toEqual(['base-url']);
     expect(complete('config', 'get', 'to')).toEqual(['token']);
-    expect(complete('--profile', 'live', 'pos')).toEqual(['positions']);
+    expect(complete('--profile', 'live', 'pos')).toEqual(['positions', 'position']);
+    expect(complete('flatten', '--side', '')).toEqual(['long', 'short']);
+    expect(complete('place', '--require-position', 'f')).toEqual(['flat']);
+    expect(complete('cancel', '--all-')).toEqual(['--all-accounts']);
   });
 
   it('zsh and fish scripts name every command', async () => {

@@ -227,7 +227,7 @@ describe('trade close', () => {
     const result = await cli(['close', '--account', 'Sim101', '--instrument', 'es 09-25']);
     expect(result.code).toBe(0);
     expect(result.stdout.split('\n').slice(0, 3)).toEqual([
-      'Closed ES 09-25 in Sim101: was long 3 @ 4500',
+      'Closed long 3 ES 09-25 (average price 4500) in Sim101',
       `  closed     SELL 3 MARKET, filled 3 @ 4502 (order ${id(3)})`,
       '  cancelled  1 working order',
     ]);

@@ -76,7 +76,7 @@ describe.each(['http', 'ws'] as const)('trade --backend %s against the reference
       expect({ code: again.code, stderr: again.stderr }).toEqual({ code: 1, stderr: `Error: Order linked to '${orderId}' not found or already terminal.\n` });
 
       const closed = await cli(['close', '--instrument', 'es 6-26']);
-      expect(closed.stdout.split('\n')[0]).toBe('Closed ES 06-26 in Sim101: was short 3 @ 5000');
+      expect(closed.stdout.split('\n')[0]).toBe('Closed short 3 ES 06-26 (average price 5000) in Sim101');
       const flat = await cli(['close', '--instrument', ES]);
       expect({ code: flat.code, stderr: flat.stderr }).toEqual({ code: 1, stderr: `Error: No positions found for instrument '${ES}'\n` });
     });

@@ -147,7 +147,7 @@ export function validOrder({ withAccount }: OrderLikeOptions): fc.Arbitrary<Reco
       account: validName,
       instrument: validInstrument,
       action: enumValue(ACTIONS),
-      quantity: fc.integer({ min: 1, max: 1_000_000 }),
+      quantity: fc.integer({ min: 1, max: 100_000 }),
       orderType: enumValue(ORDER_TYPES),
       timeInForce: enumValue(TIMES_IN_FORCE),
       limitPrice: validPrice,

@@ -2,7 +2,8 @@ import { CancelledError, parseAll, UsageError } from '../../order/errors.js';
 import { parseArgs } from '../../service/operations.js';
 import { accountFor, callAndPrint, type JsonOption } from '../call.js';
 import type { CommandContext } from '../context.js';
-import { formatPrice, rows } from '../format.js';
+import { closedPosition, rows } from '../format.js';
+import { printable } from '../../order/schema.js';
 import { atTerminal } from '../order-prompts.js';
 import type { PositionRead } from '../../service/shapes.js';
 
@@ -17,8 +18,12 @@ export interface FlattenOptions extends JsonOption {
 
 const CONFIRMATION = 'flatten everything';
 
-function closedLines(positions: PositionRead[]): string[] {
-  return positions.map((p) => `  closed     ${p.account ?? '—'} ${p.instrument}: was ${p.marketPosition.toLowerCase()} ${p.quantity} @ ${formatPrice(p.averagePrice)}`);
+/** What a flatten did, as aligned lines: each position closed, the orders cancelled, where. */
+function flattened(positions: PositionRead[], cancelled: number, backend: string, withAccount: boolean): string[] {
+  const pairs: Array<[string, string]> = positions.map((p) => ['closed', `${withAccount ? `${printable(p.account ?? '—')} ` : ''}${closedPosition(p)}`]);
+  if (cancelled > 0) pairs.push(['cancelled', `${cancelled} working order${cancelled === 1 ? '' : 's'}`]);
+  pairs.push(['backend', backend]);
+  return rows(pairs);
 }
 
 /**
@@ -36,9 +41,10 @@ export async function runFlatten(ctx: CommandContext, options: FlattenOptions): 
     const [args] = parseAll([() => parseArgs('Flatten', { account, ...(options.instrument ? { instrument: options.instrument } : {}) }, 'client')], { hint });
     await callAndPrint(ctx, 'Flatten', args, options, (result, backend) => {
       const closed = result.value.closedPositions;
-      const cancelled = result.detail?.cancelledOrderIds?.length;
-      const head = ctx.io.color.green(closed.length === 0 ? `Nothing to flatten in ${account}${args.instrument ? ` ${args.instrument}` : ''}` : `Flattened ${account}${args.instrument ? ` ${args.instrument}` : ''}`);
-      return [head, ...closedLines(closed), ...rows([...(cancelled ? [['cancelled', `${cancelled} working order${cancelled === 1 ? '' : 's'}`] as [string, string]] : []), ['backend', backend]])];
+      const where = `${account}${args.instrument ? ` ${args.instrument}` : ''}`;
+      const head = ctx.io.color.green(closed.length === 0 ? `Nothing to flatten in ${where}` : `Flattened ${where}`);
+      // The service's Flatten reply does not list the orders it cancelled; the simulator can tell.
+      return [head, ...flattened(closed, result.detail?.cancelledOrderIds?.length ?? 0, backend, false)];
     });
     return;
   }
@@ -51,11 +57,9 @@ export async function runFlatten(ctx: CommandContext, options: FlattenOptions): 
   if (options.everything || Object.keys(args).length === 0) await confirmEverything(ctx, options);
   await callAndPrint(ctx, 'FlattenEverything', args, options, (result, backend) => {
     const closed = result.value.closedPositions;
-    const cancelled = result.value.orderIds?.length ?? 0;
     return [
       ctx.io.color.green(closed.length === 0 ? 'Nothing to flatten' : `Flattened ${closed.length} position${closed.length === 1 ? '' : 's'}`),
-      ...closedLines(closed),
-      ...rows([...(cancelled ? [['cancelled', `${cancelled} working order${cancelled === 1 ? '' : 's'}`] as [string, string]] : []), ['backend', backend]]),
+      ...flattened(closed, result.value.orderIds?.length ?? 0, backend, true),
     ];
   });
 }
