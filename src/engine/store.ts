@@ -143,7 +143,8 @@ export function openStore(file: string, busyTimeoutMs = BUSY_TIMEOUT_MS): Db {
   const db = new Database(file);
   try {
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-    retryBusy(busyTimeoutMs, () => useWal(db));
+    // An in-memory database has no file to share and cannot be WAL (it answers 'memory').
+    if (file !== ':memory:') retryBusy(busyTimeoutMs, () => useWal(db));
     // Every write commits before the engine returns, so before any reply is sent or id printed.
     // A commit hands its WAL frames to the OS with write(2); NORMAL leaves out the fsync, so a
     // process killed any way (SIGKILL included) loses no acknowledged order, and a transaction
