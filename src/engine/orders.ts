@@ -12,17 +12,23 @@ import { assertOcoIdUsable, cancelWithGroup } from './oco.js';
 import { type NewOrderRow, type OrderRow, type PositionRow, toOrder } from './queries.js';
 import type { Effects, OrderOrigin, OrderRecord } from './types.js';
 
-/** PlaceOrder's guards (§3.1, §8.7): the position required, and the most open positions allowed. */
-function checkGuards(core: Core, order: Order): void {
-  if (order.requireMarketPosition === undefined && order.maxPositions === undefined) return;
+/** `requireMarketPosition` (§3.1, §8.7): the account's position in the instrument must be one of the sides listed. */
+export function checkMarketPosition(core: Core, order: Order): void {
+  if (order.requireMarketPosition === undefined) return;
   const held = core.q.position.get(order.account, order.instrument)?.quantity ?? 0;
   const side = held > 0 ? 'long' : held < 0 ? 'short' : 'flat';
-  if (order.requireMarketPosition !== undefined && !order.requireMarketPosition.includes(side)) {
+  if (!order.requireMarketPosition.includes(side)) {
     throw new RejectedError(
       `Market position requirement not met: ${order.instrument} in account '${order.account}' is ${side[0]!.toUpperCase()}${side.slice(1)}; required ${order.requireMarketPosition.join(', ')}`,
       { code: 'market_position' },
     );
   }
+}
+
+/** PlaceOrder's guards (§3.1, §8.7): the position required, and the most open positions allowed. */
+function checkGuards(core: Core, order: Order): void {
+  checkMarketPosition(core, order);
+  const held = core.q.position.get(order.account, order.instrument)?.quantity ?? 0;
   if (order.maxPositions !== undefined && held === 0) {
     const open = core.q.openPositionsOf.all(order.account).length;
     if (open >= order.maxPositions)

@@ -10,7 +10,7 @@ import { type Core, lastPrice, newEffects } from './core.js';
 import { work } from './fills.js';
 import { stopIsTouched } from './matching.js';
 import { cancelWithGroup } from './oco.js';
-import { closeOpenPosition, placeOrder } from './orders.js';
+import { checkMarketPosition, closeOpenPosition, placeOrder } from './orders.js';
 import { type OrderRow, type PositionRow, toOrder, toPosition } from './queries.js';
 import type { Effects, OrderRecord, PositionRecord } from './types.js';
 
@@ -165,14 +165,21 @@ export function createTrading({ core, resolveAccount, openPosition, findRow }: T
       return { ...effects, orderId: order.orderId, order, closingOrder, closed: toPosition(position) };
     },
 
-    /** FlatPlace (§3.2): the instrument's orders cancelled, any position closed, then the order placed. */
+    /**
+     * FlatPlace (§3.2): the instrument's orders cancelled, any position closed, then the order
+     * placed. `requireMarketPosition` is checked against the position as the request finds it
+     * (after the close it is always flat, so `long` or `short` could never pass); `maxPositions`
+     * when the order is placed, into the flat instrument.
+     */
     flatPlace(time: string, order: Order) {
       const account = resolveAccount(order.account);
+      const { requireMarketPosition: _checkedFirst, ...rest } = order;
+      checkMarketPosition(core, { ...order, account });
       const effects = newEffects();
       cancelWorking(account, order.instrument, time, effects);
       const position = openPosition(account, order.instrument);
       const closingOrder = position ? closeOpenPosition(core, position, 'close', time, effects) : undefined;
-      const record = placeOrder(core, { ...order, account }, 'client', time, effects);
+      const record = placeOrder(core, { ...rest, account }, 'client', time, effects);
       return { ...effects, orderId: record.orderId, order: record, closingOrder };
     },
 
@@ -198,6 +205,8 @@ export function createTrading({ core, resolveAccount, openPosition, findRow }: T
       if (stop !== undefined && last !== undefined && !row.triggered && stopIsTouched(row.action, stop, last)) {
         throw invalid('stopPrice', `a ${row.action} stop must be ${row.action === 'BUY' ? 'above' : 'below'} the last price ${last} of ${row.instrument}`);
       }
+      // Nothing to change is accepted and changes nothing (§3.6), not even the order's update time.
+      if (quantity === undefined && limit === undefined && stop === undefined) return { ...newEffects(), orderId: row.order_id, order: toOrder(row) };
       q.changeOrder.run(quantity ?? row.quantity, limit ?? row.limit_price, stop ?? row.stop_price, limit ?? null, stop ?? null, time, row.id);
       const effects = newEffects();
       if (last !== undefined) work(core, [{ id: row.id, from: last }], last, time, effects);
