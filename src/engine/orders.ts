@@ -39,7 +39,7 @@ function checkGuards(core: Core, order: Order): void {
 }
 
 /** Checks an order (its account already canonical) and builds its row. Throws RejectedError. */
-function prepare(core: Core, order: Order, origin: OrderOrigin, time: string, last: number | undefined): NewOrderRow {
+function prepare(core: Core, order: Order, origin: OrderOrigin, time: string, last: number | undefined, parentId: string | null): NewOrderRow {
   if (order.orderId !== undefined && core.q.orderByOrderId.get(order.account, order.orderId)) {
     throw new RejectedError(`Invalid request: orderId: '${order.orderId}' is already used in account '${order.account}'`, {
       code: 'duplicate_order_id',
@@ -76,7 +76,7 @@ function prepare(core: Core, order: Order, origin: OrderOrigin, time: string, la
     ocoId: order.ocoId ?? null,
     strategy: template?.name ?? null,
     origin,
-    parentId: null,
+    parentId,
     atmStopLossTicks: template?.stop_loss_ticks ?? null,
     atmProfitTargetTicks: template?.profit_target_ticks ?? null,
     atmTickSize: template?.tick_size ?? null,
@@ -89,9 +89,17 @@ function prepare(core: Core, order: Order, origin: OrderOrigin, time: string, la
  * price (unknown when there is none); a LIMIT order marketable at the last price fills at once
  * at that price; anything else works until a price crosses it.
  */
-export function placeOrder(core: Core, order: Order, origin: OrderOrigin, time: string, effects: Effects): OrderRecord {
+export function placeOrder(
+  core: Core,
+  order: Order,
+  origin: OrderOrigin,
+  time: string,
+  effects: Effects,
+  /** The ATM entry (its row id) that owns the order, as its brackets are owned: CloseStrategy's close. */
+  parentId: string | null = null,
+): OrderRecord {
   const last = lastPrice(core, order.instrument);
-  const row = prepare(core, order, origin, time, last);
+  const row = prepare(core, order, origin, time, last, parentId);
   core.q.insertOrder.run(row);
   if (order.orderType === 'MARKET') {
     const brackets = fillOrder(core, core.q.orderById.get(row.id)!, last ?? null, time, effects);

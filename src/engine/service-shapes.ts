@@ -76,8 +76,9 @@ export function toOrderObject(order: OrderRecord, entry?: OrderRecord): OrderObj
 /** A position as the service's Position: the side, an unsigned size, prices and P&L in money. */
 export function toPositionObject(position: PositionRecord, last: number | undefined): PositionObject {
   const { quantity, avgPrice } = position;
+  // `+ 0` turns the -0 of a short at its own price into 0, which is what JSON shows anyway.
   const unrealized =
-    quantity !== 0 && avgPrice !== null && last !== undefined ? (last - avgPrice) * quantity * pointValue(position.instrument) : 0;
+    quantity !== 0 && avgPrice !== null && last !== undefined ? (last - avgPrice) * quantity * pointValue(position.instrument) + 0 : 0;
   return {
     type: 'NinjaTrader.Cbi.Position',
     account: position.account,

@@ -275,27 +275,32 @@ export function createTrading({ core, resolveAccount, openPosition, findRow }: T
 
     /**
      * CloseStrategy (§3.20): an ATM instance, known by its entry's order id, closed: its working
-     * orders cancelled and what is left of its position closed at market.
+     * orders cancelled and what is left of its position closed at market. The closing order
+     * belongs to the strategy (as its brackets do), so a strategy once closed is finished. So is
+     * one whose position is gone otherwise (a Flatten, a plain opposite order).
      */
     closeStrategy(time: string, accountName: string, strategyId: string) {
       const account = resolveAccount(accountName);
       const entry = q.orderByOrderId.get(account, strategyId);
       const members = entry && entry.strategy !== null ? [entry, ...q.bracketsOf.all(entry.id)] : [];
       const working = members.filter((m) => m.state === 'WORKING');
-      const open = entry?.state === 'FILLED' ? entry.quantity - members.slice(1).filter((m) => m.state === 'FILLED').reduce((n, m) => n + m.quantity, 0) : 0;
-      if (working.length === 0 && open <= 0)
+      // Contracts the strategy still holds: its entry's fill less its exits' (brackets, an earlier close).
+      const held = entry?.state === 'FILLED' ? entry.quantity - members.slice(1).filter((m) => m.state === 'FILLED').reduce((n, m) => n + m.quantity, 0) : 0;
+      const position = entry && openPosition(account, entry.instrument);
+      const sameSide = position !== undefined && Math.sign(position.quantity) === (entry!.action === 'BUY' ? 1 : -1);
+      const closing = sameSide ? Math.min(held, Math.abs(position.quantity)) : 0;
+      if (working.length === 0 && closing <= 0)
         throw invalid('strategyId', `no active strategy '${strategyId}' in account '${account}'`);
       const effects = newEffects();
       for (const row of working) cancelWithGroup(core, row, time, effects);
-      const position = openPosition(account, entry!.instrument);
-      if (open > 0 && position) {
-        const quantity = Math.min(open, Math.abs(position.quantity));
+      if (closing > 0) {
         placeOrder(
           core,
-          { account, instrument: entry!.instrument, action: entry!.action === 'BUY' ? 'SELL' : 'BUY', quantity, orderType: 'MARKET', timeInForce: 'DAY' },
+          { account, instrument: entry!.instrument, action: entry!.action === 'BUY' ? 'SELL' : 'BUY', quantity: closing, orderType: 'MARKET', timeInForce: 'DAY' },
           'close',
           time,
           effects,
+          entry!.id,
         );
       }
       return { ...effects, strategyId };

@@ -34,7 +34,7 @@ export interface OrderRecord {
   /** Average fill price; null while unfilled or when filled with no known price. */
   avgFillPrice: number | null;
   origin: OrderOrigin;
-  /** For ATM brackets: the entry order they protect. */
+  /** For ATM brackets and the close of a CloseStrategy: the entry order (its `id`) whose strategy owns them. */
   parentOrderId?: string;
   /** A STOPLIMIT whose stop was touched and now works as a limit order. */
   triggered?: true;
