@@ -106,13 +106,13 @@ export function positionObject(engine: Engine, record: PositionRecord): Position
   return toPositionObject(record, engine.lastPrice(record.instrument));
 }
 
-/** The item fields of §4.3 the simulator has no value for. */
+/** The item fields of §4.3 the simulator has no value for: 0.0, as the reference decides. */
 const ZERO_ITEM = [
   'buyingPower', 'commission', 'dailyLossLimit', 'dailyProfitTrigger', 'excessInitialMargin', 'excessIntradayMargin',
-  'excessMaintenanceMargin', 'excessPositionMargin', 'fee', 'initialMargin', 'intradayMargin', 'longOptionValue',
-  'longStockValue', 'lookAheadMaintenanceMargin', 'maintenanceMargin', 'netLiquidationByCurrency', 'positionMargin',
-  'shortOptionValue', 'shortStockValue', 'sodCashValue', 'sodLiquidatingValue', 'trailingMaxDrawdown', 'weeklyLossLimit',
-  'weeklyProfitLoss', 'weeklyProfitTrigger',
+  'excessMaintenanceMargin', 'excessPositionMargin', 'fee', 'grossRealizedProfitLoss', 'initialMargin', 'intradayMargin',
+  'longOptionValue', 'longStockValue', 'lookAheadMaintenanceMargin', 'maintenanceMargin', 'netLiquidationByCurrency',
+  'positionMargin', 'shortOptionValue', 'shortStockValue', 'sodCashValue', 'sodLiquidatingValue', 'totalCashBalance',
+  'trailingMaxDrawdown', 'weeklyLossLimit', 'weeklyProfitLoss', 'weeklyProfitTrigger',
 ] as const;
 
 /**
@@ -126,10 +126,8 @@ export function toAccountObject(id: number, name: string, money: AccountMoney, p
   const item: Record<string, number> = Object.fromEntries(ZERO_ITEM.map((k) => [k, 0]));
   Object.assign(item, {
     cashValue: cash,
-    grossRealizedProfitLoss: money.realizedToday,
     netLiquidation: cash + unrealized,
     realizedProfitLoss: money.realizedToday,
-    totalCashBalance: cash,
     unrealizedProfitLoss: unrealized,
   });
   return {
