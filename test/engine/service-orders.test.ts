@@ -227,6 +227,23 @@ describe('FlatPlace (§3.2)', () => {
     expect(positionOf()).toEqual({ marketPosition: 'Short', quantity: 1, averagePrice: 100 });
   });
 
+  it('checks maxPositions when the order is placed, into the instrument it has just flattened', () => {
+    t.engine.setPrice('ES 09-25', 100);
+    t.engine.setPrice('NQ 09-25', 200);
+    place({ quantity: 2 });
+    place({ instrument: 'NQ 09-25' });
+    place({ action: 'SELL', orderType: 'LIMIT', limitPrice: 110, orderId: 'w' });
+    const before = t.snapshot();
+    expect(serve(t.engine, 'FlatPlace', { ...BASE, action: 'SELL', maxPositions: 1 })).toEqual({
+      status: 400,
+      body: { error: "Max positions reached: account 'Sim101' has 1 open positions; maxPositions is 1" },
+    });
+    expect(t.snapshot()).toEqual(before);
+    expect(serve(t.engine, 'FlatPlace', { ...BASE, action: 'SELL', maxPositions: 2 }).status).toBe(200);
+    expect(positionOf()).toEqual({ marketPosition: 'Short', quantity: 1, averagePrice: 100 });
+    expect(stateOf('w')).toBe('Cancelled');
+  });
+
   it('an injected failure while placing the new order undoes the cancels and the close', () => {
     t.engine.setPrice('ES 09-25', 100);
     place({ quantity: 2 });
@@ -556,6 +573,15 @@ describe('CancelAndBracket (§3.8)', () => {
     expect(serve(t.engine, 'CancelAndBracket', { ...BRACKET, account: 'sim101' })).toEqual(
       invalid("action: ES 09-25 in account 'Sim101' is Short; a BUY bracket protects a long position"),
     );
+    expect(t.snapshot()).toEqual(before);
+  });
+
+  it('is one transaction: a failure injected on the stop-loss undoes the cancels and the take-profit', () => {
+    place({ quantity: 2 });
+    place({ action: 'SELL', orderType: 'LIMIT', limitPrice: 120 });
+    const before = t.snapshot();
+    t.failAfterIds(2); // the OCO id and the take-profit get theirs; the stop-loss's throws
+    expect(() => serve(t.engine, 'CancelAndBracket', BRACKET)).toThrow('injected failure');
     expect(t.snapshot()).toEqual(before);
   });
 

@@ -405,6 +405,14 @@ describe('CloseStrategy (§3.20)', () => {
     expect(serve(t.engine, 'CloseStrategy', { account: 'Sim101', strategyId: 'atm-1' }).status).toBe(400);
   });
 
+  it('is one transaction: a failure injected on the close undoes the cancels', () => {
+    place({ quantity: 2, strategy: 'Scalp', orderId: 'atm-1' });
+    const before = t.snapshot();
+    t.failAfterIds(0);
+    expect(() => serve(t.engine, 'CloseStrategy', { account: 'Sim101', strategyId: 'atm-1' })).toThrow('injected failure');
+    expect(t.snapshot()).toEqual(before);
+  });
+
   it('cancels an entry that has not filled, and fills nothing', () => {
     place({ orderType: 'LIMIT', limitPrice: 95, strategy: 'Scalp', orderId: 'atm-2' });
     expect(ok(t.engine, 'CloseStrategy', { account: 'Sim101', strategyId: 'atm-2' })).toEqual({ strategyId: 'atm-2', success: true });
