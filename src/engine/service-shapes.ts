@@ -76,8 +76,9 @@ export function toOrderObject(order: OrderRecord, entry?: OrderRecord): OrderObj
 /** A position as the service's Position: the side, an unsigned size, prices and P&L in money. */
 export function toPositionObject(position: PositionRecord, last: number | undefined): PositionObject {
   const { quantity, avgPrice } = position;
+  // `+ 0` turns the -0 of a short at its own price into 0, which is what JSON shows anyway.
   const unrealized =
-    quantity !== 0 && avgPrice !== null && last !== undefined ? (last - avgPrice) * quantity * pointValue(position.instrument) : 0;
+    quantity !== 0 && avgPrice !== null && last !== undefined ? (last - avgPrice) * quantity * pointValue(position.instrument) + 0 : 0;
   return {
     type: 'NinjaTrader.Cbi.Position',
     account: position.account,
@@ -105,13 +106,13 @@ export function positionObject(engine: Engine, record: PositionRecord): Position
   return toPositionObject(record, engine.lastPrice(record.instrument));
 }
 
-/** The item fields of §4.3 the simulator has no value for. */
+/** The item fields of §4.3 the simulator has no value for: 0.0, as the reference decides. */
 const ZERO_ITEM = [
   'buyingPower', 'commission', 'dailyLossLimit', 'dailyProfitTrigger', 'excessInitialMargin', 'excessIntradayMargin',
-  'excessMaintenanceMargin', 'excessPositionMargin', 'fee', 'initialMargin', 'intradayMargin', 'longOptionValue',
-  'longStockValue', 'lookAheadMaintenanceMargin', 'maintenanceMargin', 'netLiquidationByCurrency', 'positionMargin',
-  'shortOptionValue', 'shortStockValue', 'sodCashValue', 'sodLiquidatingValue', 'trailingMaxDrawdown', 'weeklyLossLimit',
-  'weeklyProfitLoss', 'weeklyProfitTrigger',
+  'excessMaintenanceMargin', 'excessPositionMargin', 'fee', 'grossRealizedProfitLoss', 'initialMargin', 'intradayMargin',
+  'longOptionValue', 'longStockValue', 'lookAheadMaintenanceMargin', 'maintenanceMargin', 'netLiquidationByCurrency',
+  'positionMargin', 'shortOptionValue', 'shortStockValue', 'sodCashValue', 'sodLiquidatingValue', 'totalCashBalance',
+  'trailingMaxDrawdown', 'weeklyLossLimit', 'weeklyProfitLoss', 'weeklyProfitTrigger',
 ] as const;
 
 /**
@@ -125,10 +126,8 @@ export function toAccountObject(id: number, name: string, money: AccountMoney, p
   const item: Record<string, number> = Object.fromEntries(ZERO_ITEM.map((k) => [k, 0]));
   Object.assign(item, {
     cashValue: cash,
-    grossRealizedProfitLoss: money.realizedToday,
     netLiquidation: cash + unrealized,
     realizedProfitLoss: money.realizedToday,
-    totalCashBalance: cash,
     unrealizedProfitLoss: unrealized,
   });
   return {

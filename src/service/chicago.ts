@@ -41,10 +41,15 @@ export function serviceTime(iso: string): string {
   return `${wall.slice(0, 23)}0000`;
 }
 
-/** The start of the current trading day: 17:00 Chicago on the calendar day before `now`'s (§3.9). */
+/**
+ * The start of the current trading day: the last 17:00 Chicago at or before `now` (§3.9). During
+ * the day that is 17:00 of the calendar day before; from 17:00 on, the next trading day has begun,
+ * so its start is 17:00 of the same day (a trading day is never longer than 24 hours).
+ */
 export function tradingDayStart(now: Date): Date {
-  const day = Math.floor(chicagoWallClock(now.getTime()) / DAY_MS) * DAY_MS;
-  return new Date(fromChicagoWallClock(day - DAY_MS + 17 * HOUR_MS));
+  const wall = chicagoWallClock(now.getTime());
+  const open = Math.floor(wall / DAY_MS) * DAY_MS + 17 * HOUR_MS;
+  return new Date(fromChicagoWallClock(wall >= open ? open : open - DAY_MS));
 }
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
