@@ -13,7 +13,7 @@ export function assertOcoIdUsable(core: Core, account: string, ocoId: string): v
   const group = core.q.ocoGroup.all(account, ocoId);
   if (group.length > 0 && !group.some((o) => o.state === 'WORKING')) {
     throw new RejectedError(
-      `OCO group '${ocoId}' in account '${account}' has already finished; use a new ocoId`,
+      `Invalid request: ocoId: group '${ocoId}' has no active order; use a new id`,
       { code: 'oco_finished' },
     );
   }

@@ -57,7 +57,7 @@ function prepare(core: Core, order: Order, origin: OrderOrigin, time: string, la
   if (NEEDS_STOP.has(order.orderType) && last !== undefined && stopIsTouched(order.action, order.stopPrice!, last)) {
     const side = order.action === 'BUY' ? 'above' : 'below';
     throw new RejectedError(
-      `${order.action} ${order.orderType} stop price ${order.stopPrice} must be ${side} the last price ${last} of ${order.instrument}`,
+      `Invalid request: stopPrice: a ${order.action} stop must be ${side} the last price ${last} of ${order.instrument}`,
       { code: 'stop_wrong_side' },
     );
   }

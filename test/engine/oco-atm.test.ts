@@ -50,7 +50,7 @@ describe('OCO groups', () => {
     t.engine.cancelOrder('Sim101', a);
     const before = t.snapshot();
     const error = rejection(() => t.engine.placeOrder(order({ orderType: 'LIMIT', limitPrice: 91, ocoId: 'g1' })));
-    expect(error.message).toBe("OCO group 'g1' in account 'Sim101' has already finished; use a new ocoId");
+    expect(error.message).toBe("Invalid request: ocoId: group 'g1' has no active order; use a new id");
     expect(t.snapshot()).toEqual(before);
   });
 

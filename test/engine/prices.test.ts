@@ -125,9 +125,9 @@ describe('placing against a known price', () => {
   });
 
   it.each([
-    ['BUY', 'STOPMARKET', { stopPrice: 4500 }, 'BUY STOPMARKET stop price 4500 must be above the last price 4500 of ES 09-25'],
-    ['BUY', 'STOPLIMIT', { stopPrice: 4490, limitPrice: 4491 }, 'BUY STOPLIMIT stop price 4490 must be above the last price 4500 of ES 09-25'],
-    ['SELL', 'STOPMARKET', { stopPrice: 4510 }, 'SELL STOPMARKET stop price 4510 must be below the last price 4500 of ES 09-25'],
+    ['BUY', 'STOPMARKET', { stopPrice: 4500 }, 'Invalid request: stopPrice: a BUY stop must be above the last price 4500 of ES 09-25'],
+    ['BUY', 'STOPLIMIT', { stopPrice: 4490, limitPrice: 4491 }, 'Invalid request: stopPrice: a BUY stop must be above the last price 4500 of ES 09-25'],
+    ['SELL', 'STOPMARKET', { stopPrice: 4510 }, 'Invalid request: stopPrice: a SELL stop must be below the last price 4500 of ES 09-25'],
   ])('rejects a %s %s on the wrong side of the market, changing nothing', (action, orderType, prices, message) => {
     t.engine.setPrice('ES 09-25', 4500);
     const before = t.snapshot();

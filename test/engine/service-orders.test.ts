@@ -153,7 +153,7 @@ describe('PlaceOrder guards (§3.1, §8.7)', () => {
     const before = t.snapshot();
     expect(serve(t.engine, 'PlaceOrder', { ...BASE, orderType: 'STOPMARKET', stopPrice: 100 })).toEqual({
       status: 400,
-      body: { error: 'BUY STOPMARKET stop price 100 must be above the last price 100 of ES 09-25' },
+      body: { error: 'Invalid request: stopPrice: a BUY stop must be above the last price 100 of ES 09-25' },
     });
     expect(serve(t.engine, 'PlaceOrder', { ...BASE, strategy: 'Nope' })).toEqual({ status: 400, body: { error: "ATM strategy template 'Nope' not found" } });
     expect(t.snapshot()).toEqual(before);
@@ -201,7 +201,7 @@ describe('FlatPlace (§3.2)', () => {
 
   it.each([
     ['an unknown ATM template', { strategy: 'Nope' }, "ATM strategy template 'Nope' not found"],
-    ['a stop on the wrong side', { orderType: 'STOPMARKET', stopPrice: 99 }, 'BUY STOPMARKET stop price 99 must be above the last price 100 of ES 09-25'],
+    ['a stop on the wrong side', { orderType: 'STOPMARKET', stopPrice: 99 }, 'Invalid request: stopPrice: a BUY stop must be above the last price 100 of ES 09-25'],
     ['a used client id', { orderId: 'ex-1' }, "Invalid request: orderId: 'ex-1' is already used in account 'Sim101'"],
   ])('refused for %s, leaves the old orders working and the position open', (_what, change, error) => {
     t.engine.setPrice('ES 09-25', 100);
@@ -492,7 +492,7 @@ describe('Replace (§3.7)', () => {
 
   it.each([
     ['an unknown ATM template', { strategy: 'Nope' }, "ATM strategy template 'Nope' not found"],
-    ['a stop on the wrong side', { orderType: 'STOPMARKET', stopPrice: 101, limitPrice: undefined }, 'SELL STOPMARKET stop price 101 must be below the last price 100 of ES 09-25'],
+    ['a stop on the wrong side', { orderType: 'STOPMARKET', stopPrice: 101, limitPrice: undefined }, 'Invalid request: stopPrice: a SELL stop must be below the last price 100 of ES 09-25'],
   ])('with %s in the new order changes nothing: the old order still works', (_what, change, error) => {
     const old = place({ orderType: 'LIMIT', limitPrice: 95 });
     const before = t.snapshot();
