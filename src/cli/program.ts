@@ -482,6 +482,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .addHelpText('after', examples('trade watch quotes ES NQ', 'trade watch pnl --interval 5000', 'trade watch orders --account Sim101 --json'));
   watch
     .command('quotes')
+    .summary('Quotes of instruments, a line each time one changes')
     .description(
       "One line per quote update of the instruments (marketData), starting with their quotes now; an instrument with no price is an error. On http a poll every second (GetQuote), printed only when a quote changed.",
     )
@@ -494,6 +495,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     });
   watch
     .command('pnl')
+    .summary("Every account's P&L at an interval")
     .description(
       "One line per account per update: net liquidation, cash, realized and unrealized P&L, open positions (pnlUpdate). On http each update is ListAccounts and GetAllPositions, at most once a second.",
     )
@@ -506,6 +508,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     });
   watch
     .command('orders')
+    .summary('Orders as they are placed, fill or are cancelled')
     .description(
       "The working orders now, then one line per order that is new or whose state, fill or prices changed, polling GetOrders (the day's orders): once a second on http and ws, on each change of the store on embedded.",
     )

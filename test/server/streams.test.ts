@@ -9,6 +9,7 @@ import { createHook } from 'node:async_hooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/engine/engine.js';
 import { runBin, tempHome } from '../helpers/cli.js';
+import { createStreamHub, type StreamEvent } from '../../src/server/streams.js';
 import { killServes, startServe, storeFile } from '../helpers/serve-process.js';
 import { connect, startServer, type Harness, type RpcClient } from './harness.js';
 
@@ -208,6 +209,38 @@ describe('a closed connection', () => {
     const started = performance.now();
     await own.close();
     expect(performance.now() - started).toBeLessThan(1_000);
+  });
+});
+
+describe('a congested socket', () => {
+  it('is sent no marketData or pnlUpdate until it drains, and then only the latest quote', async () => {
+    const sent: StreamEvent[] = [];
+    let congested = false;
+    const hub = createStreamHub({
+      engine: server.engine,
+      takeSubscription: () => ({ ok: true }),
+      onInternalError: (what, error) => sent.push({ type: 'internal', what, error: String(error) }),
+    });
+    const connection = hub.open({ send: (event) => sent.push(event), congested: () => congested });
+    try {
+      connection.handle('subscribe', { instruments: [ES] });
+      connection.handle('streamPnl', { enabled: true, interval: 250 });
+      expect(sent.map((e) => e.type)).toEqual(['marketData', 'pnlUpdate']);
+      congested = true;
+      for (const price of [5001, 5002, 5003]) {
+        server.engine.setPrice(ES, price);
+        await new Promise((resolve) => setTimeout(resolve, 120));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(sent).toHaveLength(2);
+      congested = false;
+      await until('the drained socket to get the latest quote', () => sent.some((e, i) => i > 1 && e.type === 'marketData'));
+      const after = sent.slice(2).filter((e) => e.type === 'marketData') as Message[];
+      expect(after.map((m) => m.quotes!.map((q) => q.last))).toEqual([[5003]]);
+    } finally {
+      hub.close();
+    }
+    expect(sent.filter((e) => e.type === 'internal')).toEqual([]);
   });
 });
 
