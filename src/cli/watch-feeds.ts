@@ -32,7 +32,26 @@ export interface FeedContext {
   timeoutMs: number;
 }
 
-type Emit<T> = (item: T) => void;
+/** An update as read, and as the service sent it (what `--json` prints). */
+type Emit<T> = (item: T, raw: unknown) => void;
+
+const field = (value: unknown, name: string): unknown =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[name] : undefined;
+
+/**
+ * The objects of a list as they came, when they line up with those read (same `id` one by one):
+ * a reply may be the list itself, `{key: [...]}`, a single object (GetQuote), or any of these in
+ * the `{success, data}` envelope (§1.7). Otherwise the read ones stand in.
+ */
+function asSent<T>(body: unknown, key: string, read: T[], id: (item: unknown) => unknown): unknown[] {
+  const data = field(body, 'data');
+  for (const candidate of [body, field(body, key), data, field(data, key)]) {
+    if (candidate === undefined || candidate === null) continue;
+    const list = [candidate].flat();
+    if (list.length === read.length && list.every((item, i) => id(item) !== undefined && id(item) === id(read[i]))) return list;
+  }
+  return read;
+}
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -172,15 +191,17 @@ export async function watchQuotes(ctx: FeedContext, instruments: string[], emit:
     return onStoreChange(engine, signal, () => {
       for (const instrument of instruments) {
         const quote = quoteOf(engine, instrument);
-        if (quote) emit(quote);
+        if (quote) emit(quote, quote);
       }
     });
   }
   if (backend.name === 'http') {
     const read = reader(ctx);
     return every(REMOTE_POLL_MS, signal, async () => {
-      const { value } = await read('GetQuote', { instrument: instruments });
-      for (const quote of [value].flat()) emit(quote);
+      const { value, body } = await read('GetQuote', { instrument: instruments });
+      const quotes = [value].flat();
+      const sent = asSent(body, 'quotes', quotes, (q) => field(q, 'instrument'));
+      quotes.forEach((quote, i) => emit(quote, sent[i]));
     });
   }
   const ws = backend as WsBackend;
@@ -200,10 +221,10 @@ export async function watchQuotes(ctx: FeedContext, instruments: string[], emit:
       if (first) {
         first = false;
         clearTimeout(firstAnswer);
-        const missing = instruments.filter((i) => !quotes.some((q) => q.instrument === i));
+        const missing = instruments.filter((i) => !quotes.some(({ quote }) => quote.instrument === i));
         if (missing.length > 0) throw noPrice(missing, false);
       }
-      for (const quote of quotes) if (wanted.has(quote.instrument)) emit(quote);
+      for (const { quote, raw } of quotes) if (wanted.has(quote.instrument)) emit(quote, raw);
     });
   } finally {
     clearTimeout(firstAnswer);
@@ -218,7 +239,10 @@ export async function watchPnl(ctx: FeedContext, intervalMs: number, emit: Emit<
   if (backend.name === 'embedded') {
     const { engine } = backend as EmbeddedBackend;
     const { pnlUpdate } = await import('../engine/streams.js');
-    return every(intervalMs, signal, () => emit(pnlUpdate(engine)));
+    return every(intervalMs, signal, () => {
+      const update = pnlUpdate(engine);
+      emit(update, update);
+    });
   }
   if (backend.name === 'http') {
     const read = reader(ctx);
@@ -226,7 +250,7 @@ export async function watchPnl(ctx: FeedContext, intervalMs: number, emit: Emit<
     return every(Math.max(intervalMs, REMOTE_POLL_MS), signal, async () => {
       const accounts = (await read('ListAccounts', {})).value.accounts;
       const positions = (await read('GetAllPositions', { includeFlat: false })).value.positions;
-      emit({
+      const update: PnlUpdateRead = {
         type: 'pnlUpdate',
         epoch: Date.now(),
         accounts: accounts.map((a) => ({
@@ -237,7 +261,8 @@ export async function watchPnl(ctx: FeedContext, intervalMs: number, emit: Emit<
           netLiquidation: money(a.item?.netLiquidation),
           positions: positions.filter((p) => p.account === a.name),
         })),
-      });
+      };
+      emit(update, update);
     });
   }
   const ws = backend as WsBackend;
@@ -245,7 +270,7 @@ export async function watchPnl(ctx: FeedContext, intervalMs: number, emit: Emit<
     const refused = readStreamError(event);
     if (refused?.action === 'streamPnl') throw streamRefused(refused, backend.label);
     const update = readPnlUpdate(event);
-    if (update) emit(update);
+    if (update) emit(update, event);
   });
 }
 
@@ -267,14 +292,15 @@ export async function watchOrders(ctx: FeedContext, account: string | undefined,
   let first = true;
   const poll = async () => {
     for (const name of accounts) {
-      const { orders } = (await read('GetOrders', { account: name, activeOnly: false })).value;
-      for (const order of orders) {
+      const { value, body } = await read('GetOrders', { account: name, activeOnly: false });
+      const sent = asSent(body, 'orders', value.orders, (o) => field(o, 'orderId') ?? field(o, 'id'));
+      for (const [i, order] of value.orders.entries()) {
         const key = `${order.account ?? name}\u0000${order.orderId}`;
         const now = progress(order);
         if (seen.get(key) === now) continue;
         seen.set(key, now);
         // At the start, what is done is history; what still works is what there is to watch.
-        if (!first || !TERMINAL.has(order.orderState ?? '')) emit({ ...order, account: order.account ?? name });
+        if (!first || !TERMINAL.has(order.orderState ?? '')) emit({ ...order, account: order.account ?? name }, sent[i]);
       }
     }
     first = false;

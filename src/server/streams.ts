@@ -5,7 +5,7 @@
  * subscribes); each connection keeps its own instruments, throttle and P&L timer, and gives all
  * of them back when it closes.
  */
-import { ValidationError } from '../order/errors.js';
+import { MAX_LISTED_ISSUES, ValidationError } from '../order/errors.js';
 import { parseInstrument, show } from '../order/schema.js';
 import type { Engine } from '../engine/engine.js';
 import { createStoreWatch, pnlUpdate, quoteOf, STORE_POLL_MS } from '../engine/streams.js';
@@ -63,6 +63,7 @@ const signature = (quote: QuoteObject) => JSON.stringify(quote);
 function readInstruments(value: unknown): { resolved: string[]; refused: string[] } | { error: string } {
   if (!Array.isArray(value) || value.length === 0 || !value.every((v) => typeof v === 'string'))
     return { error: `Invalid request: instruments: must be a non-empty list of instruments like ["ES 06-26"], got ${show(value)}` };
+  if (value.length > MAX_SUBSCRIPTIONS) return { error: `Invalid request: instruments: at most ${MAX_SUBSCRIPTIONS} at once, got ${value.length}` };
   const resolved: string[] = [];
   const refused: string[] = [];
   for (const text of value as string[]) {
@@ -74,6 +75,13 @@ function readInstruments(value: unknown): { resolved: string[]; refused: string[
     }
   }
   return { resolved: [...new Set(resolved)], refused };
+}
+
+/** Why each instrument was refused, the first few of them: a reply stays readable whatever was sent. */
+function listed(refused: string[]): string {
+  const shown = refused.slice(0, MAX_LISTED_ISSUES);
+  if (refused.length > shown.length) shown.push(`and ${refused.length - shown.length} more`);
+  return shown.join('; ');
 }
 
 export function createStreamHub(options: StreamHubOptions): StreamHub {
@@ -125,7 +133,7 @@ export function createStreamHub(options: StreamHubOptions): StreamHub {
       if (!options.takeSubscription().ok) return this.refuse(action, RATE_LIMITED);
       const read = readInstruments(message.instruments);
       if ('error' in read) return this.refuse(action, read.error);
-      if (read.resolved.length === 0) return this.refuse(action, `Invalid request: instruments: ${read.refused.join('; ')}`);
+      if (read.resolved.length === 0) return this.refuse(action, `Invalid request: instruments: ${listed(read.refused)}`);
       return action === 'subscribe' ? this.subscribe(read.resolved) : this.unsubscribe(read.resolved);
     }
 

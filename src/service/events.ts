@@ -54,15 +54,18 @@ function pnlSchema(): z.ZodType<PnlUpdateRead> {
     .transform((u) => u as PnlUpdateRead));
 }
 
-/** The quotes of a `marketData` event that a client can read (each needs its `instrument`); undefined if it is not one. */
-export function readMarketData(event: unknown): QuoteRead[] | undefined {
+/**
+ * The quotes of a `marketData` event that a client can read (each needs its `instrument`), each
+ * beside the object as it came; undefined when the event is not one.
+ */
+export function readMarketData(event: unknown): Array<{ quote: QuoteRead; raw: unknown }> | undefined {
   const e = event as { type?: unknown; quotes?: unknown } | null;
   if (e?.type !== 'marketData' || !Array.isArray(e.quotes)) return undefined;
   const quotes: unknown[] = e.quotes;
   const schema = readSchemas.quotes();
-  return quotes.flatMap((q) => {
-    const read = schema.safeParse(q);
-    return read.success && !Array.isArray(read.data) ? [read.data] : [];
+  return quotes.flatMap((raw) => {
+    const read = schema.safeParse(raw);
+    return read.success && !Array.isArray(read.data) ? [{ quote: read.data, raw }] : [];
   });
 }
 

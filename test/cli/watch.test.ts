@@ -86,9 +86,9 @@ describe('trade watch quotes, a process', () => {
   it('on ws against trade serve: NDJSON Quote objects, the update another process sets, and a close frame (1000) on SIGINT', async () => {
     const { env, storeEnv, server } = await remote('ws');
     const watch = startBin(['watch', 'quotes', ES, '--json'], env);
-    const first = JSON.parse(await watch.line(/^\{/)) as Record<string, unknown>;
+    const first = await watch.line(/^\{/);
     const { success: _success, ...quote } = (await server.get(`/v1/api/market/quote?instrument=${encodeURIComponent(ES)}`)).body as Record<string, unknown>;
-    expect(first).toEqual(quote);
+    expect(first).toBe(JSON.stringify(quote));
     expect((await runBin(['price', 'set', ES, '4999.5'], storeEnv)).code).toBe(0);
     expect(JSON.parse(await watch.line(/"last":4999\.5/, { from: 1, ms: 2_000 }))).toMatchObject({ instrument: ES, last: 4999.5, low: 4999.5 });
     expect(await watch.stop('SIGINT')).toEqual({ code: 0, signal: null });
@@ -185,6 +185,21 @@ describe('trade watch, in-process', () => {
         ['Sim101', orderId, `BUY 1 ${ES} LIMIT limit 4990`, 'working'],
         ['Sim101', orderId, `BUY 1 ${ES} LIMIT limit 4990`, 'filled 1 @ 4990'],
       ]);
+    });
+
+    it('orders --json over http, the body in the {success, data} envelope: each Order object as the service sent it', async () => {
+      home = tempHome();
+      double = await startReferenceDouble({ prices: { [ES]: 5000 }, envelope: 'data' });
+      const env = { ...home.env, TRADE_BACKEND: 'http', TRADE_BASE_URL: double.url, TRADE_TOKEN: double.token, TRADE_ACCOUNT: 'Sim101' };
+      const run = inProcess(env);
+      expect((await runCli(['place', ...orderArgs({ '--instrument': ES, '--order-type': 'LIMIT', '--limit-price': '4990' })], env)).code).toBe(0);
+      const done = runWatchOrders(run.ctx, { json: true }, run.deps);
+      await until('the working order', () => run.lines().length === 1);
+      run.stop();
+      await done;
+      const order = JSON.parse(run.lines()[0]!) as Record<string, unknown>;
+      expect(Object.keys(order).slice(0, 3)).toEqual(['account', 'orderId', 'instrument']);
+      expect(order).toMatchObject({ orderState: 'Working', limitPrice: 4990 });
     });
 
     it('a lost connection is a NetworkError (exit 4)', async () => {

@@ -104,8 +104,9 @@ export async function runWatchQuotes(ctx: CommandContext, rawInstruments: string
   // A quote is printed when it differs from the one printed last for its instrument: polls repeat them.
   const printed = new Map<string, string>();
   await watch(ctx, `quotes of ${instruments.join(', ')}`, deps, (fc) =>
-    watchQuotes(fc, instruments, (quote) => {
-      const { success: _success, ...object } = quote as QuoteRead & { success?: unknown };
+    watchQuotes(fc, instruments, (quote, raw) => {
+      // One instrument's GetQuote body carries `success`; a Quote object does not (§4.7).
+      const { success: _success, ...object } = raw as Record<string, unknown>;
       const json = JSON.stringify(object);
       if (printed.get(quote.instrument) === json) return;
       printed.set(quote.instrument, json);
@@ -130,8 +131,8 @@ export async function runWatchPnl(ctx: CommandContext, options: WatchOptions, de
   await watch(ctx, `P&L every ${interval} ms`, deps, (fc) => {
     if (fc.backend.name === 'http' && interval < REMOTE_POLL_MS)
       fc.note(`On http each update takes two requests: one every ${REMOTE_POLL_MS} ms at most.`);
-    return watchPnl(fc, interval, (update) => {
-      if (options.json) ctx.io.out(JSON.stringify(update));
+    return watchPnl(fc, interval, (update, raw) => {
+      if (options.json) ctx.io.out(JSON.stringify(raw));
       else for (const line of pnlLines(update)) ctx.io.out(line);
     });
   });
@@ -144,6 +145,6 @@ export async function runWatchOrders(ctx: CommandContext, options: WatchOptions,
   });
   const { watchOrders } = await import('../watch-feeds.js');
   await watch(ctx, `orders of ${account ?? 'every account'}`, deps, (fc) =>
-    watchOrders(fc, account, (order) => ctx.io.out(options.json ? JSON.stringify(order) : orderLine(order))),
+    watchOrders(fc, account, (order, raw) => ctx.io.out(options.json ? JSON.stringify(raw) : orderLine(order))),
   );
 }
