@@ -83,6 +83,16 @@ describe('trade watch quotes, a process', () => {
     expect(watch.stderr()).toMatch(/^Watching quotes of ES 06-26 on embedded \(.*trade\.db\)\. Ctrl-C stops\.\nStopped \(SIGINT\)\.\n$/);
   });
 
+  it('ends with exit 0 once whoever read its stdout has gone (`| head -1`)', async () => {
+    const env = embeddedHome({ [ES]: 5000 });
+    const watch = startBin(['watch', 'quotes', ES], env);
+    await watch.line(/^ES 06-26 /);
+    watch.child.stdout!.destroy();
+    expect((await runBin(['price', 'set', ES, '5001'], env)).code).toBe(0);
+    expect(await watch.exited).toEqual({ code: 0, signal: null });
+    expect(watch.stderr()).toMatch(/\nStopped \(stdout closed\)\.\n$/);
+  });
+
   it('on ws against trade serve: NDJSON Quote objects, the update another process sets, and a close frame (1000) on SIGINT', async () => {
     const { env, storeEnv, server } = await remote('ws');
     const watch = startBin(['watch', 'quotes', ES, '--json'], env);

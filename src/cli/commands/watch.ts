@@ -10,6 +10,7 @@ import type { PnlAccountRead, PnlUpdateRead } from '../../service/events.js';
 import type { OrderRead, QuoteRead } from '../../service/shapes.js';
 import { using, type CommandContext } from '../context.js';
 import { describeObject, formatMoney, formatPrice, orderStatus } from '../format.js';
+import type { OutputStream } from '../io.js';
 import { type StopWhen, untilSignal } from '../signals.js';
 import type { FeedContext } from '../watch-feeds.js';
 
@@ -28,9 +29,26 @@ export interface WatchDeps {
 
 export const PNL_INTERVAL_MS = { default: 1_000, min: 250, max: 60_000 } as const;
 
+/**
+ * Resolves when stdout's reader has gone (`trade watch quotes ES | head -1`): the updates would go
+ * nowhere, so the watch ends as a pipeline expects. Node reports it as EPIPE on the next write.
+ */
+function untilStdoutGone(stdout: OutputStream): { gone: Promise<string>; dispose(): void } {
+  const stream = stdout as OutputStream & Partial<Pick<NodeJS.EventEmitter, 'on' | 'off'>>;
+  let onError: (error: NodeJS.ErrnoException) => void = () => undefined;
+  const gone = new Promise<string>((resolve) => {
+    onError = (error) => {
+      if (error.code === 'EPIPE') resolve('stdout closed');
+    };
+    stream.on?.('error', onError);
+  });
+  return { gone, dispose: () => stream.off?.('error', onError) };
+}
+
 /** Runs `feed` until a stop, or until it fails: then the error is the command's (only main exits). */
 async function watch(ctx: CommandContext, what: string, deps: WatchDeps, feed: (fc: FeedContext) => Promise<void>): Promise<void> {
   const stop = (deps.stopWhen ?? untilSignal)();
+  const stdout = untilStdoutGone(ctx.io.stdout);
   try {
     const { timeoutMs } = await ctx.settings();
     const backend = await ctx.openBackend();
@@ -40,7 +58,7 @@ async function watch(ctx: CommandContext, what: string, deps: WatchDeps, feed: (
       note(`Watching ${what} on ${backend.label}. Ctrl-C stops.`);
       const running = feed({ backend, signal: controller.signal, note, timeoutMs });
       try {
-        const reason = await Promise.race([stop.stopped, running.then(() => undefined)]);
+        const reason = await Promise.race([stop.stopped, stdout.gone, running.then(() => undefined)]);
         if (reason !== undefined) note(`Stopped (${reason}).`);
       } finally {
         controller.abort();
@@ -50,6 +68,7 @@ async function watch(ctx: CommandContext, what: string, deps: WatchDeps, feed: (
     });
   } finally {
     stop.dispose();
+    stdout.dispose();
   }
 }
 
