@@ -4,9 +4,15 @@
  * being the body the HTTP call would return, and success or failure is read from `data` alone.
  * A request that was written is never written again: a timeout or a closed socket rejects it as
  * "outcome unknown"; a readable reply never is.
+ *
+ * Streams (§5.2–§5.4) ride the same connection: `streams` sends `subscribe`, `unsubscribe` and
+ * `streamPnl`, and hands every event (a message with a `type`) to its listeners while RPC replies
+ * keep being matched by id. They are a capability of this transport, not an operation of the
+ * service's table, so they live here and not on the Backend interface.
  */
 import WebSocket from 'ws';
 import { NetworkError } from '../order/errors.js';
+import { printable } from '../order/schema.js';
 import { OPERATIONS, type OperationSpec, wsApiFor } from '../service/operations.js';
 import { openSocket } from './ws-handshake.js';
 import { checkTransport, outcomeUnknown, readReply, type RemoteOptions, rpcArgs, wsStatus } from './remote.js';
@@ -19,7 +25,33 @@ export interface WsBackendOptions extends RemoteOptions {
 export interface WsBackend extends Backend {
   /** One RPC; resolves with the reply's `data`, whatever it says. `effect`: what it may have done. */
   rpc(api: string, args: unknown, effect?: string): Promise<RpcReply>;
+  readonly streams: WsStreams;
 }
+
+/** An event as the server sent it: `type` is all a client may count on (§5.3). */
+export interface WsEvent {
+  type: string;
+  [key: string]: unknown;
+}
+
+export interface WsStreams {
+  /** Instruments as `SYMBOL MM-YY`; `marketData` events follow. Resolves once the message is written. */
+  subscribe(instruments: string[]): Promise<void>;
+  unsubscribe(instruments: string[]): Promise<void>;
+  /** `pnlUpdate` events every `intervalMs` (the server clamps it), or none after `enabled: false`. */
+  streamPnl(enabled: boolean, intervalMs?: number): Promise<void>;
+  /** Every event of the connection; returns the function that stops listening. */
+  onEvent(listener: (event: WsEvent) => void): () => void;
+  /** Called once if the connection ends other than by close(): the streams are gone with it. */
+  onLost(listener: (error: NetworkError) => void): () => void;
+}
+
+/**
+ * While streams are listened to, a protocol ping goes out this often; a connection that has not
+ * answered the previous one by then is dead (no FIN ever came) and is dropped, so a watch ends
+ * instead of waiting forever. Every WebSocket server answers pings (RFC 6455), the service too.
+ */
+export const HEARTBEAT_MS = 30_000;
 
 export interface RpcReply {
   data: unknown;
@@ -46,6 +78,13 @@ export function createWsBackend(options: WsBackendOptions): WsBackend {
   const pending = new Map<string, Pending>();
   let nextId = 1;
   let connection: Promise<WebSocket> | undefined;
+  const eventListeners = new Set<(event: WsEvent) => void>();
+  const lostListeners = new Set<(error: NetworkError) => void>();
+  /** Set by close(): the connection ending then is no loss. */
+  let closing = false;
+  /** Why we cut the connection ourselves, to say so when it is reported lost. */
+  let dropped: string | undefined;
+  let heartbeat: NodeJS.Timeout | undefined;
 
   function failAll(why: string): void {
     for (const [id, p] of pending) {
@@ -74,6 +113,10 @@ export function createWsBackend(options: WsBackendOptions): WsBackend {
     }
     // A reply is `{id, data}` (§5.3); an event has a `type` and no id, and answers nothing.
     const { id, data, status, ...rest } = reply as Record<string, unknown>;
+    if (typeof rest.type === 'string' && id === undefined) {
+      for (const listener of [...eventListeners]) listener(reply as WsEvent);
+      return;
+    }
     if (typeof id !== 'string' && typeof id !== 'number') return;
     const p = pending.get(String(id));
     if (!p) {
@@ -91,10 +134,14 @@ export function createWsBackend(options: WsBackendOptions): WsBackend {
     connection ??= openSocket({ url: options.wsUrl, token: options.token, timeoutMs: options.timeoutMs }).then(
       (socket) => {
         socket.on('message', onMessage);
-        socket.on('close', () => {
+        socket.on('pong', () => (awaitingPong = false));
+        socket.on('close', (code: number, reason: Buffer) => {
           connection = undefined;
+          stopHeartbeat();
           failAll(`the connection to ${host} closed before the reply`);
+          if (!closing) reportLost(code, printable(reason.toString('utf8')));
         });
+        if (eventListeners.size > 0) startHeartbeat(socket);
         return socket;
       },
       (error: unknown) => {
@@ -104,6 +151,65 @@ export function createWsBackend(options: WsBackendOptions): WsBackend {
     );
     return connection;
   }
+
+  function reportLost(code: number, reason: string): void {
+    const why = dropped ?? `code ${code}${reason ? `: ${reason}` : ''}`;
+    dropped = undefined;
+    const error = new NetworkError(`The connection to ${host} was lost (${why}).`, {
+      hint: 'Subscriptions end with their connection; start again once the service answers (`trade doctor` checks it).',
+    });
+    for (const listener of [...lostListeners]) listener(error);
+  }
+
+  let awaitingPong = false;
+  function startHeartbeat(socket: WebSocket): void {
+    if (heartbeat) return;
+    awaitingPong = false;
+    heartbeat = setInterval(() => {
+      if (awaitingPong) {
+        dropped = `no answer to a ping within ${HEARTBEAT_MS / 1000} s`;
+        socket.terminate();
+        return;
+      }
+      awaitingPong = true;
+      socket.ping();
+    }, HEARTBEAT_MS);
+    // Only listeners keep a process alive; a forgotten heartbeat must not.
+    heartbeat.unref();
+  }
+  function stopHeartbeat(): void {
+    if (heartbeat) clearInterval(heartbeat);
+    heartbeat = undefined;
+  }
+
+  /** A stream action (§5.2): written or refused, never answered by id. */
+  async function sendAction(message: Record<string, unknown>): Promise<void> {
+    const socket = await connect();
+    if (socket.readyState !== WebSocket.OPEN) throw new NetworkError(`The connection to ${host} is closing. Nothing was sent.`);
+    await new Promise<void>((resolve, reject) =>
+      socket.send(JSON.stringify(message), (error) =>
+        error ? reject(new NetworkError(`The connection to ${host} failed while sending ${String(message.action)}.`, { cause: error })) : resolve(),
+      ),
+    );
+  }
+
+  const streams: WsStreams = {
+    subscribe: (instruments) => sendAction({ action: 'subscribe', instruments }),
+    unsubscribe: (instruments) => sendAction({ action: 'unsubscribe', instruments }),
+    streamPnl: (enabled, intervalMs) => sendAction({ action: 'streamPnl', enabled, ...(intervalMs === undefined ? {} : { interval: intervalMs }) }),
+    onEvent(listener) {
+      eventListeners.add(listener);
+      void connection?.then(startHeartbeat, () => undefined);
+      return () => {
+        eventListeners.delete(listener);
+        if (eventListeners.size === 0) stopHeartbeat();
+      };
+    },
+    onLost(listener) {
+      lostListeners.add(listener);
+      return () => lostListeners.delete(listener);
+    },
+  };
 
   async function rpc(api: string, args: unknown, effect?: string): Promise<RpcReply> {
     const socket = await connect();
@@ -133,6 +239,7 @@ export function createWsBackend(options: WsBackendOptions): WsBackend {
     name: 'ws',
     label: where,
     rpc,
+    streams,
     async call(name, args) {
       const operation = OPERATIONS[name] as OperationSpec;
       const effect = operation.movesMoney ? operation.effect : undefined;
@@ -140,6 +247,8 @@ export function createWsBackend(options: WsBackendOptions): WsBackend {
       return { body: data, value: readReply(name, status ?? wsStatus(data), data, { where, effect }) };
     },
     async close() {
+      closing = true;
+      stopHeartbeat();
       const open = connection;
       connection = undefined;
       if (!open) return;

@@ -473,6 +473,53 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
       await runAccountsAdd(ctx, name, options);
     });
 
+  const watch = program
+    .command('watch')
+    .summary('Stream quotes, P&L or order changes until Ctrl-C')
+    .description(
+      "Print one line per update until Ctrl-C (SIGINT) or SIGTERM, which end it with exit 0. On ws the updates come from the service's WebSocket streams (orders are polled: the service has no order stream); on http they come from polling the read operations, at most 2 requests a second (the service allows 3); on embedded from the local store, seeing prices set by other processes within about 100 ms, no server needed. A lost connection ends it with exit 4.",
+    )
+    .addHelpText('after', examples('trade watch quotes ES NQ', 'trade watch pnl --interval 5000', 'trade watch orders --account Sim101 --json'));
+  watch
+    .command('quotes')
+    .summary('Quotes of instruments, a line each time one changes')
+    .description(
+      "One line per quote update of the instruments (marketData), starting with their quotes now; an instrument with no price is an error. On http a poll every second (GetQuote), printed only when a quote changed.",
+    )
+    .argument('<instrument...>', "one or more instruments: 'ES 09-25', ES, ES1!, ESU5")
+    .option('--json', 'NDJSON: one Quote object per line')
+    .addHelpText('after', examples('trade watch quotes "ES 09-25"', 'trade --backend ws watch quotes ES NQ --json'))
+    .action(async (instruments: string[], options) => {
+      const { runWatchQuotes } = await import('./commands/watch.js');
+      await runWatchQuotes(ctx, instruments, options);
+    });
+  watch
+    .command('pnl')
+    .summary("Every account's P&L at an interval")
+    .description(
+      "One line per account per update: net liquidation, cash, realized and unrealized P&L, open positions (pnlUpdate). On http each update is ListAccounts and GetAllPositions, at most once a second.",
+    )
+    .option('--interval <ms>', 'milliseconds between updates, 250 to 60000 (default 1000)')
+    .option('--json', 'NDJSON: one pnlUpdate event {"type":"pnlUpdate","epoch":...,"accounts":[...]} per line')
+    .addHelpText('after', examples('trade watch pnl', 'trade --backend ws watch pnl --interval 250 --json'))
+    .action(async (options) => {
+      const { runWatchPnl } = await import('./commands/watch.js');
+      await runWatchPnl(ctx, options);
+    });
+  watch
+    .command('orders')
+    .summary('Orders as they are placed, fill or are cancelled')
+    .description(
+      "The working orders now, then one line per order that is new or whose state, fill or prices changed, polling GetOrders (the day's orders): once a second on http and ws, on each change of the store on embedded.",
+    )
+    .option('--account <name>', 'only this account (default: TRADE_ACCOUNT or the config, else every account)')
+    .option('--json', 'NDJSON: one Order object per line')
+    .addHelpText('after', examples('trade watch orders', 'trade watch orders --account Sim101 --json'))
+    .action(async (options) => {
+      const { runWatchOrders } = await import('./commands/watch.js');
+      await runWatchOrders(ctx, options);
+    });
+
   program
     .command('batch')
     .summary('Send many requests from NDJSON over one connection')

@@ -177,6 +177,11 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
     return { sql: clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '', params };
   }
 
+  // data_version moves when another connection commits; total_changes counts this one's own writes.
+  const version = db.prepare<[], { others: number; own: number }>(
+    'SELECT (SELECT data_version FROM pragma_data_version()) AS others, total_changes() AS own',
+  );
+
   fresh();
 
   return {
@@ -251,6 +256,10 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
     accountId: (account) => q.account.get(resolveAccount(account))!.id,
     addAccount,
     resolveAccount,
+    storeVersion() {
+      const { others, own } = version.get()!;
+      return `${others}:${own}`;
+    },
     close: () => db.close(),
   };
 }

@@ -78,7 +78,7 @@ function placed(engine: Engine, outcome: Placed): Answer<{ orderId: string }> {
   );
 }
 
-function positionsOf(engine: Engine, account: string | undefined, includeFlat?: boolean): PositionObject[] {
+export function positionsOf(engine: Engine, account: string | undefined, includeFlat?: boolean): PositionObject[] {
   return engine.listPositions({ account, includeFlat }).map((p) => positionObject(engine, p));
 }
 

@@ -202,5 +202,10 @@ export interface Engine {
   addAccount(name: string): string;
   /** The canonical name of an account (names match in any case), or a 404 rejection. */
   resolveAccount(name: string): string;
+  /**
+   * A mark that differs from the last one read whenever the store has changed since, written by
+   * this engine or by another process; reading it touches no table, so streams poll it cheaply.
+   */
+  storeVersion(): string;
   close(): void;
 }

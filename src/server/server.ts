@@ -17,8 +17,11 @@ import { notFoundBody, routeOf } from './not-found.js';
 import { BODY_LIMIT, createTokenBucket, RATE_LIMITED, type RateLimitOptions, type TakeResult } from './limits.js';
 import { handleRpcConnection, type RpcServerContext } from './ws-rpc.js';
 import { refuseClientError, refuseUpgrade } from './refusals.js';
+import { createStreamHub } from './streams.js';
 
 export const WS_PATH = '/ws/stream';
+/** Subscription changes, when the server is rate limited: about 20 a minute (§7.3), apart from the request budget. */
+const SUBSCRIPTION_LIMIT: RateLimitOptions = { count: 20, periodMs: 60_000, burst: 20 };
 /** How long a WebSocket client gets to answer our close frame at shutdown before it is cut off. */
 const WS_CLOSE_GRACE_MS = 2_000;
 /** How long requests in flight get at shutdown; a client stalling its body cannot hold the exit forever. */
@@ -90,8 +93,10 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
   const authenticate = createAuthenticator(options.token);
   const bucket = options.rateLimit && createTokenBucket(options.rateLimit, options.now);
   const take = (): TakeResult => bucket?.take() ?? { ok: true };
+  const subscriptionBucket = options.rateLimit && createTokenBucket(SUBSCRIPTION_LIMIT, options.now);
   const onInternalError = (api: string, error: unknown) =>
     warn(`trade serve: internal error in ${api}: ${error instanceof Error ? error.message : String(error)}`);
+  const streams = createStreamHub({ engine, takeSubscription: () => subscriptionBucket?.take() ?? { ok: true }, onInternalError });
   let closing = false;
 
   const app = fastify({
@@ -114,6 +119,8 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
     },
     preClose: async () => {
       await closeWebSockets();
+      // Each socket's close has released its streams; this catches any that never got one.
+      streams.close();
     },
   });
 
@@ -234,7 +241,7 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
     reply.code(501).send({ success: false, error: 'not_implemented', detail: `${request.method} /v1/api/mcp is not simulated by trade serve` }),
   );
 
-  const rpc: RpcServerContext = { engine, take, log, onInternalError };
+  const rpc: RpcServerContext = { engine, take, log, onInternalError, streams };
   app.route({
     method: 'GET',
     url: WS_PATH,

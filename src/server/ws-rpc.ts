@@ -1,16 +1,18 @@
 /**
  * The WebSocket API of service-reference.md §5: `{action:"rpc", id, api, args}` → exactly
  * `{"id", "data"}`, `data` being the body the HTTP route answers (both go through `dispatch`),
- * for failures too; `{action:"ping"}` → `{"type":"pong"}`. Malformed input (not JSON, not an
- * object, an unknown action, a binary frame) is logged and gets no reply (§5.4). The RPCs of one
- * connection are answered in the order received.
+ * for failures too; `{action:"ping"}` → `{"type":"pong"}`; `subscribe`, `unsubscribe` and
+ * `streamPnl` start and stop the streams of streams.ts. Malformed input (not JSON, not an
+ * object, an unknown action, a binary frame) is logged and gets no reply (§5.4). The messages of
+ * one connection are answered in the order received.
  */
 import type { RawData, WebSocket } from 'ws';
 import type { Engine } from '../engine/engine.js';
-import { show } from '../order/schema.js';
+import { printable, show } from '../order/schema.js';
 import { isOperationName, operationForRpc, operationForWsName } from '../service/operations.js';
 import { dispatch, INTERNAL_ERROR_BODY, type OperationResult } from './operations.js';
 import { RATE_LIMITED, type TakeResult } from './limits.js';
+import { CONGESTED_BYTES, type StreamAction, type StreamEvent, type StreamHub } from './streams.js';
 
 /** What the server lends each connection. */
 export interface RpcServerContext {
@@ -20,6 +22,8 @@ export interface RpcServerContext {
   /** One line per RPC (and per ignored message), when request logging is on. */
   log?: (line: string) => void;
   onInternalError(api: string, error: unknown): void;
+  /** The server's streams; without them the stream actions are ignored like unknown ones. */
+  streams?: StreamHub;
 }
 
 export type RpcId = string | number | null;
@@ -30,10 +34,13 @@ export interface RpcReply {
 }
 
 /** The `action`s the server answers (§5.2); any other is ignored. */
-export const WS_ACTIONS: readonly string[] = ['rpc', 'ping'];
+export const WS_ACTIONS: readonly string[] = ['rpc', 'ping', 'subscribe', 'unsubscribe', 'streamPnl'];
+
+const STREAM_ACTIONS: readonly unknown[] = ['subscribe', 'unsubscribe', 'streamPnl'] satisfies StreamAction[];
 
 type Parsed =
   | { kind: 'ping' }
+  | { kind: 'stream'; action: StreamAction; message: Record<string, unknown> }
   | { kind: 'rpc'; id: RpcId; api: unknown; args: unknown }
   | { kind: 'ignored'; why: string };
 
@@ -51,6 +58,7 @@ export function parseMessage(text: string): Parsed {
   if (!isObject(message)) return { kind: 'ignored', why: `not a JSON object (${show(message)})` };
   const { action, id, api, args } = message;
   if (action === 'ping') return { kind: 'ping' };
+  if (STREAM_ACTIONS.includes(action)) return { kind: 'stream', action: action as StreamAction, message };
   if (action !== 'rpc') return { kind: 'ignored', why: `action ${action === undefined ? 'missing' : show(action)}` };
   // The id is echoed unchanged; one that is missing (or not a string or a number) is echoed as null.
   const usableId = typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
@@ -73,10 +81,15 @@ export function answerRpc(ctx: RpcServerContext, api: unknown, args: unknown): O
 }
 
 export function handleRpcConnection(socket: WebSocket, remote: string, ctx: RpcServerContext): void {
-  const send = (message: RpcReply | { type: 'pong' }) => {
+  const send = (message: RpcReply | StreamEvent) => {
     // The client may have gone while we worked; its reply has nowhere to go.
     if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
   };
+  const streams = ctx.streams?.open({ send, congested: () => socket.bufferedAmount > CONGESTED_BYTES });
+  socket.on('close', (code: number) => {
+    streams?.close();
+    ctx.log?.(`${remote} WS closed ${code}`);
+  });
 
   socket.on('message', (raw: RawData, isBinary: boolean) => {
     const started = performance.now();
@@ -84,7 +97,18 @@ export function handleRpcConnection(socket: WebSocket, remote: string, ctx: RpcS
     const bytes = Array.isArray(raw) ? Buffer.concat(raw) : Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
     const message = parseMessage(bytes.toString('utf8'));
     if (message.kind === 'ping') return send({ type: 'pong' });
-    if (message.kind === 'ignored') return ctx.log?.(`${remote} WS ignored: ${message.why}`);
+    if (message.kind === 'ignored' || (message.kind === 'stream' && !streams))
+      return ctx.log?.(`${remote} WS ignored: ${message.kind === 'ignored' ? message.why : `action '${message.action}'`}`);
+    if (message.kind === 'stream') {
+      let done: string;
+      try {
+        done = streams!.handle(message.action, message.message);
+      } catch (error) {
+        ctx.onInternalError(message.action, error);
+        done = 'failed';
+      }
+      return ctx.log?.(`${remote} WS ${message.action} ${printable(done)} ${(performance.now() - started).toFixed(1)}ms`);
+    }
     const label = typeof message.api === 'string' && operationForWsName(message.api) ? message.api : show(message.api);
     let result: OperationResult;
     try {

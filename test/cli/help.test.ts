@@ -60,6 +60,10 @@ describe('help', () => {
       'accounts list',
       'accounts snapshot',
       'accounts add',
+      'watch',
+      'watch quotes',
+      'watch pnl',
+      'watch orders',
       'batch',
       'config',
       'config set',
@@ -93,7 +97,7 @@ describe('help', () => {
   });
 
   it('a command group without a subcommand prints its help on stderr, exit 2', async () => {
-    for (const group of ['price', 'atm', 'accounts', 'config']) {
+    for (const group of ['price', 'atm', 'accounts', 'watch', 'config']) {
       const result = await runCli([group], env);
       expect(result.code).toBe(2);
       expect(result.stdout).toBe('');

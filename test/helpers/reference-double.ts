@@ -844,6 +844,7 @@ export async function startReferenceDouble(options: DoubleOptions = {}): Promise
     });
   });
 
+  const streams = createDoubleStreams({ prices, accounts, positionList }); // streams: see the region at the end
   const wss = new WebSocketServer({ noServer: true });
   server.on('upgrade', (req, socket, head) => {
     if (req.url !== '/ws/stream' || req.headers.authorization !== `Bearer ${token}`) {
@@ -858,7 +859,7 @@ export async function startReferenceDouble(options: DoubleOptions = {}): Promise
         } catch {
           return; // §5.4: malformed input gets no reply
         }
-        if (message?.action !== 'rpc') return; // a ping, too, gets nothing: the service documents no pong
+        if (message?.action !== 'rpc') return streams.handle(ws, message ?? {}); // a ping gets nothing: the service documents no pong
         const api = typeof message.api === 'string' ? message.api : '';
         const args = (message.args ?? {}) as Record<string, unknown>;
         const operation = rpcOperation(api, args);
@@ -878,6 +879,7 @@ export async function startReferenceDouble(options: DoubleOptions = {}): Promise
     setPrice(instrument, price) {
       prices.set(instrument, price);
       for (const o of orders) if (o.instrument === instrument && o.state === 'Working' && marketable(o, price)) fill(o, o.type === 'Limit' ? o.limit : price);
+      streams.priceChanged(instrument);
     },
     configure(settings) {
       Object.assign(options, settings);
@@ -895,10 +897,105 @@ export async function startReferenceDouble(options: DoubleOptions = {}): Promise
     },
     strategyOf: (orderId) => orders.find((o) => o.ids.includes(orderId))?.strategy?.id,
     async close() {
+      streams.close();
       for (const client of wss.clients) client.terminate();
       wss.close();
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Streams (§4.4, §4.7, §5.2–§5.4), in a region of their own: `subscribe`/`unsubscribe` →
+// `marketData` (the quotes of the priced instruments at once, then one per price set), and
+// `streamPnl` → `pnlUpdate` (at once, then every `interval` ms). What the reference marks as
+// the server's alone is left out: no pong, no stream `error` event (an instrument the double
+// cannot read is skipped; when none is left nothing is sent), no subscription budget. Quotes
+// are live-looking: a bid a tick under the last and an ask a tick over it, so a client that
+// assumes bid = ask = last (the simulator's) is caught.
+
+interface DoubleStreamDeps {
+  prices: Map<string, number>;
+  accounts: string[];
+  positionList(account: string | undefined, includeFlat: boolean): Array<Record<string, unknown>>;
+}
+
+const TICK: Record<string, { tick: number; point: number; name: string }> = {
+  ES: { tick: 0.25, point: 50, name: 'E-mini S&P 500 Futures' },
+  MES: { tick: 0.25, point: 5, name: 'Micro E-mini S&P 500 Futures' },
+  NQ: { tick: 0.25, point: 20, name: 'E-mini Nasdaq-100 Futures' },
+  MNQ: { tick: 0.25, point: 2, name: 'Micro E-mini Nasdaq-100 Futures' },
+};
+
+function createDoubleStreams(deps: DoubleStreamDeps) {
+  const subscribed = new Map<WebSocket, Set<string>>();
+  const pnlTimers = new Map<WebSocket, NodeJS.Timeout>();
+  const known = new WeakSet<WebSocket>();
+  const emit = (ws: WebSocket, event: Record<string, unknown>) => {
+    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(event));
+  };
+
+  /** §4.4's Quote, as the example of §12 shows it, for a priced instrument. */
+  function quote(instrument: string): Record<string, unknown> | undefined {
+    const last = deps.prices.get(instrument);
+    if (last === undefined) return undefined;
+    const [root, month] = instrument.split(' ') as [string, string];
+    const spec = TICK[root] ?? { tick: 0.01, point: 1, name: root };
+    const now = new Date();
+    return {
+      description: spec.name, type: 'Future', tickSize: spec.tick, pointValue: spec.point, tickValue: spec.tick * spec.point,
+      exchange: 'Globex', expiration: `20${month.slice(3)}-${month.slice(0, 2)}-01`, tradingHours: 'CME US Index Futures ETH',
+      instrument, bid: last - spec.tick, ask: last + spec.tick, last, open: last, high: last, low: last, close: last, volume: 0,
+      quoteTime: now.toISOString(), quoteTimeUtc: now.toISOString().slice(0, 19).replace('T', ' '), epoch: Math.floor(now.getTime() / 1000),
+      dataSource: { status: 'Live', connectedFeeds: ['Live'] }, isMarketOpen: true,
+    };
+  }
+
+  /** §4.7's pnlUpdate: every account, its open positions, cash as if no trade had closed. */
+  function pnlUpdate(): Record<string, unknown> {
+    const accounts = deps.accounts.map((account) => {
+      const positions = deps.positionList(account, false);
+      const unrealized = positions.reduce((sum, p) => sum + (p.unrealizedProfitLoss as number), 0);
+      return { account, realizedProfitLoss: 0, unrealizedProfitLoss: unrealized, cashValue: 100_000, netLiquidation: 100_000 + unrealized, positions };
+    });
+    return { type: 'pnlUpdate', epoch: Date.now(), accounts };
+  }
+
+  function release(ws: WebSocket): void {
+    subscribed.delete(ws);
+    clearInterval(pnlTimers.get(ws));
+    pnlTimers.delete(ws);
+  }
+
+  const dated = (value: unknown): value is string => typeof value === 'string' && /^[A-Z0-9]+ \d\d-\d\d$/.test(value);
+
+  return {
+    handle(ws: WebSocket, message: Record<string, unknown>): void {
+      if (!known.has(ws)) ws.once('close', () => release(ws));
+      known.add(ws);
+      const instruments = Array.isArray(message.instruments) ? message.instruments.filter(dated) : [];
+      const mine = subscribed.get(ws) ?? new Set<string>();
+      if (message.action === 'subscribe' && instruments.length > 0) {
+        for (const i of instruments) mine.add(i);
+        subscribed.set(ws, mine);
+        emit(ws, { type: 'marketData', quotes: instruments.map(quote).filter(Boolean) });
+      } else if (message.action === 'unsubscribe') {
+        for (const i of instruments) mine.delete(i);
+      } else if (message.action === 'streamPnl') {
+        clearInterval(pnlTimers.get(ws));
+        pnlTimers.delete(ws);
+        if (message.enabled !== true) return;
+        emit(ws, pnlUpdate());
+        const interval = typeof message.interval === 'number' && message.interval >= 250 ? message.interval : 1000;
+        pnlTimers.set(ws, setInterval(() => emit(ws, pnlUpdate()), interval));
+      }
+    },
+    priceChanged(instrument: string): void {
+      for (const [ws, instruments] of subscribed) if (instruments.has(instrument)) emit(ws, { type: 'marketData', quotes: [quote(instrument)] });
+    },
+    close(): void {
+      for (const ws of [...subscribed.keys(), ...pnlTimers.keys()]) release(ws);
     },
   };
 }

@@ -165,6 +165,7 @@ describe('--log lines', () => {
         "WS PlaceOrder id='r1' 200",
         "WS 'Nope' id='r2' 404",
         'WS ignored: not valid JSON',
+        'WS closed 1005',
         'GET /ws/stream 401',
       ];
       expect(server.logs).toHaveLength(expected.length);

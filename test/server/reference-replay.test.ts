@@ -171,10 +171,7 @@ const ES = 'ES 06-26';
  * Requests whose operation (or field) the server does not have yet, by `example.request`, with
  * what brings them and a stand-in that leaves the store as the example would.
  */
-const PENDING: Record<string, { needs: string; missing: () => boolean; standIn?: (engine: Engine) => void }> = {
-  '17.0': { needs: 'market-data streams', missing: () => !WS_ACTIONS.includes('subscribe') },
-  '17.1': { needs: 'P&L streams', missing: () => !WS_ACTIONS.includes('streamPnl') },
-};
+const PENDING: Record<string, { needs: string; missing: () => boolean; standIn?: (engine: Engine) => void }> = {};
 
 function operationOfPath(method: string, path: string): OperationName | undefined {
   return operationOf({ kind: 'http', method, path: `/v1/api${path}`, auth: true, expect: { status: 200 }, example: 0, index: 0, text: '' });
@@ -235,6 +232,15 @@ describe('§12 examples, replayed in order against trade serve', () => {
       }
     });
   }
+});
+
+describe('§5.2: the client messages', () => {
+  it('WS_ACTIONS is exactly the actions of the table', () => {
+    const table = REFERENCE.slice(REFERENCE.indexOf('### 5.2'), REFERENCE.indexOf('### 5.3'));
+    const actions = [...table.matchAll(/^\| `(\w+)` \| `\{/gm)].map((m) => m[1]!);
+    expect(actions).toHaveLength(5);
+    expect([...WS_ACTIONS].sort()).toEqual(actions.sort());
+  });
 });
 
 describe('§12 example 18: the service budget', () => {

@@ -5,6 +5,7 @@ import { DEFAULT_BURST, describeRateLimit, parseBurst, parseRate, type RateLimit
 import { createServer, WS_PATH } from '../../server/server.js';
 import type { Env } from '../../config/paths.js';
 import type { CommandContext } from '../context.js';
+import { type StopWhen, untilSignal } from '../signals.js';
 
 export interface ServeOptions {
   host?: string;
@@ -20,31 +21,10 @@ export interface ServeDeps {
    * Resolves with a reason when the server should stop. The default waits for SIGINT or SIGTERM;
    * tests pass their own. `dispose` removes whatever it installed.
    */
-  stopWhen?: () => { stopped: Promise<string>; dispose(): void };
+  stopWhen?: StopWhen;
 }
 
 export type TokenSource = 'token-file' | 'env' | 'generated';
-
-const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
-
-/** Waits for the first SIGINT or SIGTERM. A second one gets Node's default: an immediate exit. */
-export function untilSignal(): { stopped: Promise<string>; dispose(): void } {
-  const handlers = new Map<NodeJS.Signals, () => void>();
-  const stopped = new Promise<string>((resolve) => {
-    for (const signal of SIGNALS) {
-      const handler = () => {
-        dispose();
-        resolve(signal);
-      };
-      handlers.set(signal, handler);
-      process.once(signal, handler);
-    }
-  });
-  function dispose() {
-    for (const [signal, handler] of handlers) process.removeListener(signal, handler);
-  }
-  return { stopped, dispose };
-}
 
 export function parsePort(text: string): number {
   const port = /^\d{1,5}$/.test(text.trim()) ? Number(text.trim()) : NaN;
