@@ -4,11 +4,6 @@
  * against a real server with the stated preconditions. Replies are compared field by field
  * except ids, times and money figures (§12's last line), and every Order and Position in them is
  * checked against the field tables of §4.1 and §4.2.
- *
- * The requests of operations the server does not serve yet are listed in PENDING with the issue
- * that brings them, and stand-ins that put the store where the example leaves it (so the
- * examples after them still replay as written). A check below fails as soon as such an
- * operation appears in the table, so the list cannot go stale.
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -167,12 +162,6 @@ function operationOf(step: Step): OperationName | undefined {
 }
 
 const ES = 'ES 06-26';
-/**
- * Requests whose operation (or field) the server does not have yet, by `example.request`, with
- * what brings them and a stand-in that leaves the store as the example would.
- */
-const PENDING: Record<string, { needs: string; missing: () => boolean; standIn?: (engine: Engine) => void }> = {};
-
 function operationOfPath(method: string, path: string): OperationName | undefined {
   return operationOf({ kind: 'http', method, path: `/v1/api${path}`, auth: true, expect: { status: 200 }, example: 0, index: 0, text: '' });
 }
@@ -201,15 +190,7 @@ describe('§12 examples, replayed in order against trade serve', () => {
   let wsId = 0;
   for (const step of STEPS) {
     const key = `${step.example}.${step.index}`;
-    const pending = PENDING[key];
     const title = `${key} ${step.text.slice(0, 110)}`;
-    if (pending) {
-      it(`${title}: waits for ${pending.needs}; its stand-in leaves the store as the example does`, () => {
-        expect(pending.missing(), `${pending.needs} is served now: replay this example instead`).toBe(true);
-        pending.standIn?.(server.engine);
-      });
-      continue;
-    }
     it(title, async () => {
       if (step.kind === 'http') {
         const headers: Record<string, string> = step.auth ? { authorization: `Bearer ${TOKEN}` } : {};
