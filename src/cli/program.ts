@@ -368,8 +368,16 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .argument('<order-id>', 'the id PlaceOrder returned (or your --order-id)')
     .option('--account <name>', 'the account the order is in (default: TRADE_ACCOUNT or the config)')
     .option('--status', 'only the state: Working, Filled, Cancelled, ...')
+    .option('--lifecycle', "the order's events (GetOrderLifecycle; the service's add-on 1.13.2+; not simulated by the embedded engine)")
     .option('--json', "print the service's body (the Order object, or {\"status\":\"Filled\",...})")
-    .addHelpText('after', examples('trade order 2ea6bcace215a4d965afa9907f5c88fd --account Sim101', 'trade order my-order-1 --account Sim101 --status'))
+    .addHelpText(
+      'after',
+      examples(
+        'trade order 2ea6bcace215a4d965afa9907f5c88fd --account Sim101',
+        'trade order my-order-1 --account Sim101 --status',
+        'trade --backend http order my-order-1 --account Sim101 --lifecycle',
+      ),
+    )
     .action(async (orderId: string, options) => {
       const { runOrder } = await import('./commands/order.js');
       await runOrder(ctx, orderId, options);

@@ -134,6 +134,12 @@ describe('trade modify, order, replace', () => {
       timeInForce: 'Gtc',
       success: true,
     });
+    expect(await cli(['order', 'lim-1', '--account', 'Sim101', '--lifecycle'])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'Error: GET /v1/api/accounts/{account}/orders/{orderId}/lifecycle is not simulated by trade serve\n',
+    });
+    expect(await cli(['order', 'lim-1', '--account', 'Sim101', '--lifecycle', '--status'])).toMatchObject({ code: 2 });
     expect(await cli(['order', 'nope', '--account', 'Sim101'])).toMatchObject({
       code: 1,
       stderr: "Error: Invalid request: orderId: order 'nope' not found in account 'Sim101'\n",

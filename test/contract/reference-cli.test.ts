@@ -82,6 +82,51 @@ describe.each(['http', 'ws'] as const)('trade --backend %s against the reference
     });
   });
 
+  describe.each(VARIANTS)('answering with %s', (_, options) => {
+    it('the commands of every other operation work: modify, replace, order, bracket, quote, executions, accounts, flatten, cancel --all', async () => {
+      const { cli, double } = await start(backend, options);
+      const ok = async (argv: string[]) => {
+        const result = await cli(argv);
+        // Tables name their backend on stderr; nothing else may be there.
+        expect({ argv, code: result.code, stderr: result.stderr.replace(/^backend: .*\n/m, '') }).toEqual({ argv, code: 0, stderr: '' });
+        expect(result.stdout).not.toContain('undefined');
+        return result.stdout;
+      };
+      expect(await ok(['place', ...orderArgs({ '--instrument': ES, '--quantity': '2' }), '--order-id', 'm-1'])).toContain('order id  m-1');
+      await ok(['place', ...orderArgs({ '--instrument': ES, '--action': 'SELL', '--order-type': 'LIMIT', '--limit-price': '5010', '--tif': 'GTC' }), '--order-id', 'l-1']);
+      // The documented Change answers another id (§3.6): the command says which.
+      const changed = await ok(['modify', 'l-1', '--limit-price', '5012.5']);
+      expect(changed).toMatch(/^Changed order \S+\n {2}limit +5012\.5\n/);
+      const newId = /^Changed order (\S+)/.exec(changed)![1]!;
+      expect(await ok(['order', newId, '--status'])).toBe('Working\n');
+      expect(await ok(['order', newId])).toMatch(/^(SELL|—) 1 ES 06-26 LIMIT/);
+      expect(await ok(['order', newId, '--lifecycle'])).not.toBe('No events.\n');
+      const replaced = await ok(['replace', newId, ...orderArgs({ '--instrument': ES, '--action': 'SELL', '--order-type': 'LIMIT', '--limit-price': '5020', '--tif': 'GTC' })]);
+      expect(replaced.split('\n')[0]).toBe('Replaced with SELL 1 ES 06-26 LIMIT limit 5020 GTC');
+      expect(await ok(['position', ES])).toMatch(/\nSim101 +ES 06-26 +Long +2 /);
+      expect(await ok(['close', '--instrument', ES, '--quantity', '1'])).toMatch(/^Closed long 1 ES 06-26 /);
+      expect(await ok(['bracket', '--instrument', ES, '--action', 'BUY', '--quantity', '5', '--take-profit', '5010', '--stop-loss', '4990'])).toMatch(
+        /^Bracketed ES 06-26 in Sim101\n {2}target +SELL \d LIMIT 5010/,
+      );
+      expect(await ok(['quote', ES])).toMatch(/\nES 06-26 +5000 /);
+      double.setPrice('NQ 06-26', 20000);
+      expect((await ok(['quote', ES, 'NQ 06-26'])).split('\n')).toHaveLength(4);
+      expect(await ok(['executions', '--lookback', '900'])).toMatch(/ES 06-26 +BUY +2 +5000/);
+      expect(await ok(['account', 'Sim101'])).toMatch(/\nSim101 /);
+      expect(await ok(['accounts', 'list'])).toMatch(/\nSim101 /);
+      await ok(['accounts', 'snapshot']);
+      await ok(['account', 'Sim101', '--watermarks']);
+      expect(await ok(['cancel', '--all', '--instrument', ES])).toMatch(/^(Cancelled \d+ working orders?|No working orders to cancel) in Sim101 ES 06-26\n/);
+      expect(await ok(['flatten'])).toMatch(/^(Flattened|Nothing to flatten in) Sim101/);
+      await ok(['flatten', '--everything', '--yes']);
+      await ok(['cancel', '--all-accounts']);
+      // Each command sent its one documented request; none was sent again.
+      const sent = double.requests.map((r) => r.api);
+      for (const api of ['Change', 'Replace', 'CancelAndBracket', 'ClosePosition', 'CancelOrders', 'Flatten', 'FlattenEverything', 'CancelAllOrders'])
+        expect(sent.filter((a) => a === api), api).toHaveLength(1);
+    });
+  });
+
   it('a refusal is kept whole with --json, and read as a refusal (exit 1), never as "outcome unknown"', async () => {
     const { cli } = await start(backend);
     const ghost = await cli(['place', ...orderArgs({ '--instrument': ES, '--account': 'Sim999' }), '--json']);

@@ -1,4 +1,4 @@
-import { parseAll } from '../../order/errors.js';
+import { parseAll, UsageError } from '../../order/errors.js';
 import { parseOrderId } from '../../order/schema.js';
 import { accountFor, callAndPrint, type JsonOption } from '../call.js';
 import type { CommandContext } from '../context.js';
@@ -8,12 +8,26 @@ import { printable } from '../../order/schema.js';
 export interface OrderOptions extends JsonOption {
   account?: string;
   status?: boolean;
+  lifecycle?: boolean;
+}
+
+/** One line per event of an order's lifecycle (the MCP tool's shape, §3.9): time, source, event. */
+function lifecycleLines(body: Record<string, unknown>): string[] {
+  const events = Array.isArray(body.events) ? (body.events as Array<Record<string, unknown>>) : [];
+  if (events.length === 0) return ['No events.'];
+  const text = (v: unknown) => (v === undefined || v === null ? '—' : printable(typeof v === 'string' ? v : JSON.stringify(v)));
+  return events.map((e) => `${text(e.timestamp)}  ${text(e.source)}  ${text(e.event)}`);
 }
 
 /** One order (GetOrder), or only its state (GetOrderStatus, the cheap call to poll). */
 export async function runOrder(ctx: CommandContext, rawOrderId: string, options: OrderOptions): Promise<void> {
   const account = await accountFor(ctx, options.account, 'order');
   const [orderId] = parseAll<[string]>([() => parseOrderId(rawOrderId)], { hint: "Nothing was sent. Run 'trade order --help' for examples." });
+  if (options.status && options.lifecycle) throw new UsageError('Give --status or --lifecycle, not both', { hint: 'Nothing was sent.' });
+  if (options.lifecycle) {
+    await callAndPrint(ctx, 'GetOrderLifecycle', { account, orderId }, options, (result) => lifecycleLines(result.value));
+    return;
+  }
   if (options.status) {
     await callAndPrint(ctx, 'GetOrderStatus', { account, orderId }, options, (result) => [printable(result.value.status)]);
     return;
