@@ -5,7 +5,8 @@
  * the one IMMEDIATE transaction the engine's `write` gives it, every check before the first write.
  */
 import { RejectedError } from '../order/errors.js';
-import { NEEDS_LIMIT, NEEDS_STOP, type Action, type Order, type TimeInForce } from '../order/schema.js';
+import { NEEDS_LIMIT, NEEDS_STOP, type Action, type Order } from '../order/schema.js';
+import type { BracketArgs, ChangeArgs, FlattenEverythingArgs } from '../service/operations.js';
 import { type Core, lastPrice, newEffects } from './core.js';
 import { work } from './fills.js';
 import { stopIsTouched } from './matching.js';
@@ -38,27 +39,14 @@ export interface Flattened extends Effects {
   closed: PositionRecord[];
 }
 
-export interface FlattenFilter {
-  account?: string;
-  instrument?: string;
-  marketPosition?: 'long' | 'short';
-}
+/** FlattenEverything's filters (§3.14): the positions meeting every one are closed. */
+export type FlattenFilter = FlattenEverythingArgs;
 
-export interface OrderChange {
-  quantity?: number;
-  limitPrice?: number;
-  stopPrice?: number;
-  strategyId?: string;
-}
+/** Change's args without the order's address (§3.6): absent or 0 leaves a value as it is. */
+export type OrderChange = Omit<ChangeArgs, 'account' | 'orderId'>;
 
-export interface BracketRequest {
-  instrument: string;
-  action: Action;
-  quantity: number;
-  takeProfit?: number;
-  stopLoss?: number;
-  timeInForce?: TimeInForce;
-}
+/** CancelAndBracket's args without the account (§3.8). */
+export type BracketRequest = Omit<BracketArgs, 'account'>;
 
 export interface Bracketed extends Effects {
   orderIds: string[];
