@@ -57,7 +57,7 @@ export function createContext(io: Io, env: Env, options: ContextOptions = {}): M
         const { resolveSettings } = await import('../config/settings.js');
         settings = resolveSettings(env, flags);
       }
-      if (settings.token && !known.includes(settings.token)) known.push(settings.token);
+      for (const secret of settings.secrets) if (!known.includes(secret)) known.push(secret);
       return settings;
     },
     storeFile: () => storePath(env),

@@ -21,5 +21,14 @@ export const KEY_HELP: Record<ConfigKey, string> = {
   'ws-url': 'WebSocket URL (default: base-url as ws(s)://…/ws/stream)',
   backend: 'embedded, http or ws (default embedded)',
   account: 'default account for every command',
-  timeout: 'seconds to wait for the service (default 10)',
+  timeout: 'seconds to wait for the service, 0.001 to 3600 (default 10)',
+};
+
+/**
+ * The range of every numeric key, checked wherever its value comes from. The timeout's lower
+ * bound is one whole millisecond: anything smaller rounded to 0 ms, which timers and undici read
+ * as "no timeout at all", so a command meant to give up quickly hung instead.
+ */
+export const NUMERIC_RANGES: Partial<Record<ConfigKey, { min: number; max: number; unit: string }>> = {
+  timeout: { min: 0.001, max: 3600, unit: 'seconds' },
 };

@@ -4,9 +4,9 @@
  */
 import { ConfigError, UsageError } from '../order/errors.js';
 import { parseAccountName } from '../order/schema.js';
-import { CONFIG_KEYS, type ConfigKey } from './key-table.js';
+import { CONFIG_KEYS, type ConfigKey, NUMERIC_RANGES } from './key-table.js';
 
-export { CONFIG_KEYS, type ConfigKey, ENV_FOR, KEY_HELP } from './key-table.js';
+export { CONFIG_KEYS, type ConfigKey, ENV_FOR, KEY_HELP, NUMERIC_RANGES } from './key-table.js';
 
 export const BACKENDS = ['embedded', 'http', 'ws'] as const;
 export type BackendName = (typeof BACKENDS)[number];
@@ -19,15 +19,40 @@ export function isConfigKey(key: string): key is ConfigKey {
   return (CONFIG_KEYS as readonly string[]).includes(key);
 }
 
+const SHOWN_CHARACTERS = 80;
+
+/**
+ * A bad value as a message shows it. It may come from a hand-edited file or a stray environment
+ * variable, so it is quoted with its control and invisible characters escaped (an escape sequence
+ * would otherwise repaint the terminal, a zero-width space hide the very difference that makes it
+ * bad) and cut short; a value that is not text is shown as JSON.
+ */
+export function showValue(raw: unknown): string {
+  if (typeof raw !== 'string') {
+    const json = JSON.stringify(raw) ?? String(raw);
+    return escapeInvisible(json.length > SHOWN_CHARACTERS ? `${json.slice(0, SHOWN_CHARACTERS)}…` : json);
+  }
+  const characters = [...raw];
+  const cut = characters.length > SHOWN_CHARACTERS ? `${characters.slice(0, SHOWN_CHARACTERS).join('')}…` : raw;
+  return `'${escapeInvisible(cut.replace(/[\\']/g, (c) => `\\${c}`))}'`;
+}
+
+function escapeInvisible(text: string): string {
+  return text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, (c) => {
+    const code = c.codePointAt(0)!;
+    return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
 function url(value: string, key: string, schemes: string[]): string {
   let parsed: URL;
   try {
     parsed = new URL(value);
   } catch {
-    throw new ConfigError(`${key} must be a URL like ${schemes[1]}://host:port, got '${value}'`, { code: 'bad_config' });
+    throw new ConfigError(`${key} must be a URL like ${schemes[1]}://host:port, got ${showValue(value)}`, { code: 'bad_config' });
   }
   if (!schemes.includes(parsed.protocol.slice(0, -1)))
-    throw new ConfigError(`${key} must start with ${schemes.map((s) => `${s}://`).join(' or ')}, got '${value}'`, {
+    throw new ConfigError(`${key} must start with ${schemes.map((s) => `${s}://`).join(' or ')}, got ${showValue(value)}`, {
       code: 'bad_config',
     });
   if (parsed.username || parsed.password)
@@ -36,8 +61,25 @@ function url(value: string, key: string, schemes: string[]): string {
   return parsed.href.replace(/\/+$/, '');
 }
 
-/** Validates and normalizes one value. Throws ConfigError naming the key (exit 3). */
-export function normalizeValue(key: ConfigKey, raw: string): string {
+/** A numeric key's value, from text or (in the config file) a JSON number, within its range. */
+function numeric(key: ConfigKey, raw: unknown): string {
+  const range = NUMERIC_RANGES[key]!;
+  const value = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isFinite(value) || value < range.min || value > range.max)
+    throw new ConfigError(`${key} must be a number of ${range.unit} from ${range.min} to ${range.max}, got ${showValue(raw)}`, {
+      code: 'bad_config',
+    });
+  return String(value);
+}
+
+/**
+ * Validates and normalizes one value. Throws ConfigError naming the key (exit 3). `raw` is
+ * unknown because the config file is JSON that a person may have edited: any type can be there.
+ */
+export function normalizeValue(key: ConfigKey, raw: unknown): string {
+  if (NUMERIC_RANGES[key]) return numeric(key, raw);
+  if (typeof raw !== 'string')
+    throw new ConfigError(key === 'token' ? 'token must be text' : `${key} must be text, got ${showValue(raw)}`, { code: 'bad_config' });
   switch (key) {
     case 'token':
       if (!/^[\x21-\x7e]+$/.test(raw))
@@ -49,7 +91,7 @@ export function normalizeValue(key: ConfigKey, raw: string): string {
       return url(raw, key, ['ws', 'wss']);
     case 'backend':
       if (!(BACKENDS as readonly string[]).includes(raw.toLowerCase()))
-        throw new ConfigError(`backend must be one of ${BACKENDS.join(', ')}, got '${raw}'`, { code: 'bad_config' });
+        throw new ConfigError(`backend must be one of ${BACKENDS.join(', ')}, got ${showValue(raw)}`, { code: 'bad_config' });
       return raw.toLowerCase();
     case 'account':
       try {
@@ -59,12 +101,9 @@ export function normalizeValue(key: ConfigKey, raw: string): string {
           code: 'bad_config',
         });
       }
-    case 'timeout': {
-      const seconds = Number(raw);
-      if (!/^\d+(\.\d+)?$/.test(raw.trim()) || !(seconds > 0) || seconds > 3600)
-        throw new ConfigError(`timeout must be a number of seconds from 0.001 to 3600, got '${raw}'`, { code: 'bad_config' });
-      return String(seconds);
-    }
+    default:
+      // Every numeric key was handled above, by its range.
+      throw new Error(`no validation for the config key '${key}'`);
   }
 }
 

@@ -5,8 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
-import { ConfigError } from '../order/errors.js';
+import { dirname, join } from 'node:path';
+import { ConfigError, describeErrno } from '../order/errors.js';
 import type { Env } from './paths.js';
 import {
   type BackendName,
@@ -17,11 +17,12 @@ import {
   deriveWsUrl,
   ENV_FOR,
   normalizeValue,
+  showValue,
 } from './keys.js';
 
 export const DEFAULT_PROFILE = 'default';
 
-/** The file: { "profiles": { "<name>": { "<key>": "<value>" } } } */
+/** The file: { "profiles": { "<name>": { "<key>": "<value>" } } }; as read, any JSON may be anywhere. */
 export interface ConfigFile {
   profiles?: Record<string, ConfigValues>;
 }
@@ -45,14 +46,18 @@ export function readConfigFile(env: Env): ConfigFile {
     text = readFileSync(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new ConfigError(`Cannot read the config file ${file}: ${(error as Error).message}`);
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ConfigError(`Cannot read the config file ${file}: ${code ? describeErrno(code) : (error as Error).message}`, {
+      code: 'config_unreadable',
+      hint: `Make ${dirname(file)} and the file readable by this user, or set TRADE_CONFIG_DIR to another folder.`,
+    });
   }
   try {
     const parsed = JSON.parse(text) as unknown;
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
     return parsed as ConfigFile;
   } catch {
-    throw new ConfigError(`The config file ${file} is not valid JSON; fix or remove it`);
+    throw new ConfigError(`The config file ${file} is not valid JSON; fix or remove it`, { code: 'bad_config' });
   }
 }
 
@@ -64,56 +69,149 @@ export interface GlobalFlags {
   insecure?: boolean;
 }
 
+/** A key whose value cannot be used, and where that value came from. */
+export interface SettingProblem {
+  key: ConfigKey;
+  source: Exclude<Source, 'default'>;
+  /** The value as found (any JSON type from the file); absent when the file itself could not be read. */
+  raw?: unknown;
+  /** Names the source (`TRADE_TIMEOUT`, `--backend`, the config file's path), the key and the value. */
+  error: ConfigError;
+}
+
+/**
+ * Settings for one run. A key whose value is bad throws its ConfigError when it is read, not
+ * when the settings are built: a bad TRADE_TIMEOUT then fails the commands that wait on the
+ * service, while `config list`, `doctor` and the embedded engine's commands still run (the
+ * first two report `problems`).
+ */
 export interface Settings {
   profile: string;
-  backend: BackendName;
-  baseUrl?: string;
-  wsUrl?: string;
-  token?: string;
-  account?: string;
-  timeoutMs: number;
+  readonly backend: BackendName;
+  readonly baseUrl?: string;
+  readonly wsUrl?: string;
+  readonly token?: string;
+  readonly account?: string;
+  readonly timeoutMs: number;
   insecure: boolean;
-  /** Where each key's value came from, for `config list` and `doctor`. */
+  /** Where each key's value came from, for `config list` and `doctor`; bad values included. */
   sources: Partial<Record<ConfigKey, Source>>;
+  /** Every key that cannot be used, in key order. */
+  problems: SettingProblem[];
+  problem(key: ConfigKey): SettingProblem | undefined;
+  /** Every token text found, usable or not, so that none is ever printed. */
+  secrets: string[];
 }
 
 export function profileName(env: Env, flags: GlobalFlags): string {
   return flags.profile ?? (env.TRADE_PROFILE || DEFAULT_PROFILE);
 }
 
-export function resolveSettings(env: Env, flags: GlobalFlags = {}, file: ConfigFile = readConfigFile(env)): Settings {
+const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** The chosen profile's keys as the file holds them, or why they cannot be known. */
+function storedProfile(env: Env, profile: string, read: () => ConfigFile): Record<string, unknown> | ConfigError {
+  let file: ConfigFile;
+  try {
+    file = read();
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  const where = configPath(env);
+  const profiles: unknown = file.profiles;
+  if (profiles === undefined) return {};
+  if (!isPlainObject(profiles))
+    return new ConfigError(`${where}: "profiles" must be an object with one entry per profile, got ${showValue(profiles)}`, {
+      code: 'bad_config',
+    });
+  // Own keys only: a profile named "constructor" must not find Object's prototype.
+  const stored = Object.hasOwn(profiles, profile) ? profiles[profile] : undefined;
+  if (stored === undefined) return {};
+  if (!isPlainObject(stored))
+    return new ConfigError(`${where}: profile '${profile}' must be an object of keys, got ${showValue(stored)}`, { code: 'bad_config' });
+  return stored;
+}
+
+function fixHint(key: ConfigKey, source: Exclude<Source, 'default'>, profile: string): string | undefined {
+  const p = profile === DEFAULT_PROFILE ? '' : ` --profile ${profile}`;
+  if (source === 'env') return `Fix or unset ${ENV_FOR[key]}.`;
+  if (source === 'flag') return undefined;
+  if (key === 'token') return `Set it again with \`trade login${p}\`.`;
+  return `Set it with \`trade config set${p} ${key} VALUE\`, or remove it with \`trade config unset${p} ${key}\`.`;
+}
+
+export function resolveSettings(env: Env, flags: GlobalFlags = {}, read: () => ConfigFile = () => readConfigFile(env)): Settings {
   const profile = profileName(env, flags);
-  const stored = file.profiles?.[profile] ?? {};
+  const stored = storedProfile(env, profile, read);
   const values: ConfigValues = {};
   const sources: Settings['sources'] = {};
+  const problems = new Map<ConfigKey, SettingProblem>();
+  const secrets: string[] = [];
   for (const key of CONFIG_KEYS) {
     const fromFlag = key === 'backend' ? flags.backend : undefined;
     const fromEnv = env[ENV_FOR[key]];
-    const [raw, source]: [string | undefined, Source] =
-      fromFlag !== undefined
-        ? [fromFlag, 'flag']
-        : fromEnv !== undefined && fromEnv !== ''
-          ? [fromEnv, 'env']
-          : [stored[key], 'config'];
+    const source: Exclude<Source, 'default'> =
+      fromFlag !== undefined ? 'flag' : fromEnv !== undefined && fromEnv !== '' ? 'env' : 'config';
+    if (source === 'config' && stored instanceof ConfigError) {
+      problems.set(key, { key, source, error: stored });
+      continue;
+    }
+    const raw: unknown = source === 'flag' ? fromFlag : source === 'env' ? fromEnv : Object.hasOwn(stored, key) ? (stored as Record<string, unknown>)[key] : undefined;
     if (raw === undefined) continue;
+    sources[key] = source;
+    if (key === 'token' && typeof raw === 'string' && raw !== '') secrets.push(raw);
     try {
       values[key] = normalizeValue(key, raw);
     } catch (error) {
-      const where = source === 'flag' ? `--${key}` : source === 'env' ? ENV_FOR[key] : `config key '${key}' (profile ${profile})`;
-      throw new ConfigError(`${where}: ${(error as Error).message}`, { code: 'bad_config' });
+      if (!(error instanceof ConfigError)) throw error;
+      const where = source === 'flag' ? `--${key}` : source === 'env' ? ENV_FOR[key] : `${configPath(env)} (profile ${profile})`;
+      problems.set(key, { key, source, raw, error: new ConfigError(`${where}: ${error.message}`, { code: 'bad_config', hint: fixHint(key, source, profile) }) });
     }
-    sources[key] = source;
   }
-  const baseUrl = values['base-url'];
+  const value = (key: ConfigKey): string | undefined => {
+    const problem = problems.get(key);
+    if (problem) throw problem.error;
+    return values[key];
+  };
   return {
     profile,
-    backend: (values.backend as BackendName | undefined) ?? 'embedded',
-    baseUrl,
-    wsUrl: values['ws-url'] ?? (baseUrl ? deriveWsUrl(baseUrl) : undefined),
-    token: values.token,
-    account: values.account,
-    timeoutMs: Math.round(Number(values.timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000),
+    get backend() {
+      return (value('backend') as BackendName | undefined) ?? 'embedded';
+    },
+    get baseUrl() {
+      return value('base-url');
+    },
+    get wsUrl() {
+      const ws = value('ws-url');
+      if (ws !== undefined) return ws;
+      const base = value('base-url');
+      return base ? deriveWsUrl(base) : undefined;
+    },
+    get token() {
+      return value('token');
+    },
+    get account() {
+      return value('account');
+    },
+    get timeoutMs() {
+      // At least 1 ms by the key's range: 0 would mean "never time out" to timers and undici.
+      return Math.round(Number(value('timeout') ?? DEFAULT_TIMEOUT_SECONDS) * 1000);
+    },
     insecure: flags.insecure ?? false,
     sources,
+    problems: [...problems.values()],
+    problem: (key) => problems.get(key),
+    secrets,
   };
+}
+
+/** Reads one setting, or undefined when it cannot be used (for reports that list problems apart). */
+export function readSafely<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof ConfigError) return undefined;
+    throw error;
+  }
 }

@@ -23,7 +23,8 @@ import {
   toTemplate,
 } from './queries.js';
 import { createMarket } from './market.js';
-import { type Db, isBusy, openStore } from './store.js';
+import { type Db, openStore } from './store.js';
+import { guardEngine, toStoreError } from './store-errors.js';
 import { createTrading } from './trading.js';
 import type { Engine, EngineOptions, OrderFilter, PositionRecord } from './types.js';
 
@@ -31,27 +32,14 @@ export * from './types.js';
 export { nextPosition } from './position.js';
 export { newOrderId };
 
-/** Another process held the write lock past the busy timeout: nothing of ours was written. */
-function storeBusy(error: unknown): unknown {
-  if (!isBusy(error)) return error;
-  return new RejectedError('The store is busy: another trade process held its write lock too long. Nothing was written; try again.', {
-    status: 503,
-    code: 'store_busy',
-  });
-}
-
+/** Opens the store at `file`; a store that cannot be used throws a StoreError (or store_busy). */
 export function createEngine(file: string, options: EngineOptions = {}): Engine {
-  let db: Db;
-  try {
-    db = openStore(file, options.busyTimeoutMs);
-  } catch (error) {
-    throw storeBusy(error);
-  }
+  const db = openStore(file, options.busyTimeoutMs);
   try {
     return createEngineOnDb(db, file, options);
   } catch (error) {
     db.close();
-    throw error;
+    throw toStoreError(error, file);
   }
 }
 
@@ -67,13 +55,8 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
       expireDayOrders(core, now, newEffects());
       return operation(now.toISOString(), ...args);
     });
-    return (...args: A) => {
-      try {
-        return transaction.immediate(...args);
-      } catch (error) {
-        throw storeBusy(error);
-      }
-    };
+    // A failure of the store (busy past the timeout, full, read-only) is typed by guardEngine.
+    return (...args: A) => transaction.immediate(...args);
   }
 
   const expireTransaction = db.transaction(() => expireDayOrders(core, clock(), newEffects()));
@@ -184,7 +167,8 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
 
   fresh();
 
-  return {
+  // Every method, reads included: a damaged page or a full disk can show up in any of them.
+  return guardEngine<Engine>({
     file,
     now: clock,
     placeOrder: place,
@@ -261,5 +245,5 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
       return `${others}:${own}`;
     },
     close: () => db.close(),
-  };
+  }, file);
 }

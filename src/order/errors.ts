@@ -122,6 +122,37 @@ export class ConfigError extends TradeError {
   }
 }
 
+/** Why the embedded engine's store cannot be used; the `error` of `trade serve`'s 5xx body. */
+export type StoreProblem =
+  | 'store_not_a_database'
+  | 'store_corrupt'
+  | 'store_read_only'
+  | 'store_full'
+  | 'store_newer'
+  | 'store_data_dir'
+  | 'store_unavailable';
+
+/**
+ * The embedded engine's store cannot be used: not a database, damaged, read-only, on a full disk,
+ * from a newer trade, or its directory cannot be made. Exit 1, as `trade doctor` has it: "the
+ * store cannot be used". The message names the file and the hint what to do. `trade serve`
+ * answers `body` (no path: what is wrong on the server is for its operator, told on its stderr).
+ */
+export class StoreError extends TradeError {
+  readonly exitCode = ExitCode.rejected;
+  readonly code: StoreProblem;
+  /** 503 when the operator can fix it while the data stays (space, permissions), else 500. */
+  readonly status: number;
+  readonly body: { success: false; error: StoreProblem; detail: string };
+
+  constructor(code: StoreProblem, message: string, options: TradeErrorOptions & { status: number; detail: string }) {
+    super(message, options);
+    this.code = code;
+    this.status = options.status;
+    this.body = { success: false, error: code, detail: options.detail };
+  }
+}
+
 /**
  * The network failed or timed out. When `outcomeUnknown` is true the request may have reached the
  * service, so it must not be sent again automatically. Exit 4.
@@ -169,4 +200,19 @@ export class IncompleteError extends TradeError {
     super(message);
     this.exitCode = exitCode;
   }
+}
+
+/** What a file-system error code means, in words, with the code for searching. */
+export function describeErrno(code: string): string {
+  const words: Record<string, string> = {
+    EACCES: 'permission denied',
+    EPERM: 'operation not permitted',
+    ENOTDIR: 'a file is where a folder should be',
+    EISDIR: 'it is a folder, not a file',
+    EEXIST: 'a file is where a folder should be',
+    EROFS: 'the file system is read-only',
+    ENOSPC: 'the disk is full',
+    EDQUOT: 'the disk quota is used up',
+  };
+  return words[code] ? `${words[code]} (${code})` : code;
 }

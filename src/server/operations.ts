@@ -6,7 +6,7 @@
  */
 import type { Engine } from '../engine/engine.js';
 import { simulate } from '../engine/service.js';
-import { RejectedError, UsageError } from '../order/errors.js';
+import { RejectedError, StoreError, UsageError } from '../order/errors.js';
 import { OPERATIONS, type OperationName, parseArgs } from '../service/operations.js';
 
 /** What an operation answers: the HTTP status and the exact JSON body (also the RPC's `data`). */
@@ -35,6 +35,9 @@ export const CATALOG: string[] = (Object.keys(OPERATIONS) as OperationName[]).ma
  */
 export function errorResult(error: unknown): OperationResult & { internal: boolean } {
   if (error instanceof RejectedError) return { status: error.status, body: error.body, internal: false };
+  // The client learns the store cannot be used (5xx, §6.1); the operator, told as for an internal
+  // error, gets the file and what to do.
+  if (error instanceof StoreError) return { status: error.status, body: error.body, internal: true };
   // ValidationError is a UsageError: a request the schema refused.
   if (error instanceof UsageError) return { status: 400, body: { error: error.message }, internal: false };
   return { status: 500, body: INTERNAL_ERROR_BODY, internal: true };

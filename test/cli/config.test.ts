@@ -138,8 +138,13 @@ describe('config store', () => {
       backend: { value: 'ws', source: 'env' },
       'ws-url': { value: `${baseUrl.replace('http', 'ws')}/ws/stream`, source: 'derived' },
     });
+    // The listing still runs, naming the bad key's value and source; the exit code says it is bad.
     const bad = await runCli(['config', 'list'], { ...env, TRADE_BACKEND: 'nope' });
-    expect(bad).toMatchObject({ code: 3, stderr: "Error: TRADE_BACKEND: backend must be one of embedded, http, ws, got 'nope'\n" });
+    expect(bad).toMatchObject({
+      code: 3,
+      stderr: `profile default (${join(env.TRADE_CONFIG_DIR!, 'config.json')})\nError: TRADE_BACKEND: backend must be one of embedded, http, ws, got 'nope'\n`,
+    });
+    expect(bad.stdout).toMatch(/^backend +invalid: 'nope' +env$/m);
   });
 
   it('profiles keep separate sets of keys', async () => {

@@ -1,6 +1,6 @@
-import { CONFIG_KEYS, type ConfigKey, ENV_FOR, maskToken, normalizeValue, requireKey } from '../../config/keys.js';
-import { configPath, type Settings, type Source } from '../../config/settings.js';
-import { ConfigError, UsageError } from '../../order/errors.js';
+import { CONFIG_KEYS, type ConfigKey, ENV_FOR, maskToken, normalizeValue, requireKey, showValue } from '../../config/keys.js';
+import { configPath, readSafely, type SettingProblem, type Settings, type Source } from '../../config/settings.js';
+import { ConfigError, ExitCode, IncompleteError, UsageError } from '../../order/errors.js';
 import type { CommandContext } from '../context.js';
 import { table } from '../io.js';
 
@@ -13,27 +13,50 @@ interface Effective {
   key: ConfigKey;
   value?: string;
   source: Source | 'derived';
+  problem?: SettingProblem;
 }
 
+/** Every key's value in effect; a key that cannot be used is listed with its problem instead. */
 function effective(settings: Settings): Effective[] {
-  const value: Record<ConfigKey, string | undefined> = {
-    token: settings.token,
-    'base-url': settings.baseUrl,
-    'ws-url': settings.wsUrl,
-    backend: settings.backend,
-    account: settings.account,
-    timeout: String(settings.timeoutMs / 1000),
+  const value: Record<ConfigKey, () => string | undefined> = {
+    token: () => settings.token,
+    'base-url': () => settings.baseUrl,
+    'ws-url': () => settings.wsUrl,
+    backend: () => settings.backend,
+    account: () => settings.account,
+    timeout: () => String(settings.timeoutMs / 1000),
   };
-  return CONFIG_KEYS.map((key) => ({
-    key,
-    value: value[key],
-    source: settings.sources[key] ?? (key === 'ws-url' && value[key] ? 'derived' : 'default'),
-  }));
+  return CONFIG_KEYS.map((key) => {
+    const problem = settings.problem(key);
+    if (problem) return { key, source: problem.source, problem };
+    // A ws-url derived from a bad base-url is unknown, not an error of its own.
+    const v = readSafely(value[key]);
+    return { key, value: v, source: settings.sources[key] ?? (key === 'ws-url' && v ? 'derived' : 'default') };
+  });
 }
 
 function shown(entry: Effective, showToken: boolean): string | undefined {
   if (entry.key !== 'token' || entry.value === undefined || showToken) return entry.value;
   return maskToken(entry.value);
+}
+
+/** How a bad value appears in the list: escaped, and never a token's text. */
+function shownProblem(problem: SettingProblem): string {
+  if (!('raw' in problem)) return 'unreadable';
+  return problem.key === 'token' ? 'invalid' : `invalid: ${showValue(problem.raw)}`;
+}
+
+/** The distinct messages (an unreadable file is one problem, however many keys it hides). */
+export function problemMessages(settings: Settings): string[] {
+  return [...new Set(settings.problems.map((p) => p.error.message))];
+}
+
+/** After a full listing, bad settings make the exit code 3, each named with its source. */
+function failOnProblems(settings: Settings): void {
+  const messages = problemMessages(settings);
+  if (messages.length === 1) throw new IncompleteError(messages[0]!, ExitCode.config);
+  if (messages.length > 1)
+    throw new IncompleteError(`${messages.length} settings cannot be used:\n${messages.map((m) => `  ${m}`).join('\n')}`, ExitCode.config);
 }
 
 async function openStore(ctx: CommandContext) {
@@ -69,6 +92,7 @@ export async function runConfigGet(ctx: CommandContext, key: string, options: Co
   const k = requireKey(key);
   const settings = await ctx.settings();
   const entry = effective(settings).find((e) => e.key === k)!;
+  if (entry.problem) throw entry.problem.error;
   const value = shown(entry, options.showToken ?? false);
   if (options.json) {
     ctx.io.out(JSON.stringify({ key: k, value: value ?? null, source: entry.source }));
@@ -83,14 +107,24 @@ export async function runConfigList(ctx: CommandContext, options: ConfigShowOpti
   const entries = effective(settings);
   if (options.json) {
     const values = Object.fromEntries(
-      entries.map((e) => [e.key, { value: shown(e, options.showToken ?? false) ?? null, source: e.source }]),
+      entries.map((e) => [
+        e.key,
+        e.problem
+          ? { value: null, source: e.source, error: e.problem.error.message }
+          : { value: shown(e, options.showToken ?? false) ?? null, source: e.source },
+      ]),
     );
     ctx.io.out(JSON.stringify({ profile: settings.profile, path: configPath(ctx.env), values }));
-    return;
+  } else {
+    ctx.io.err(`profile ${settings.profile} (${configPath(ctx.env)})`);
+    const rows = entries.map((e) => [
+      e.key,
+      e.problem ? shownProblem(e.problem) : (shown(e, options.showToken ?? false) ?? '(not set)'),
+      e.source,
+    ]);
+    for (const line of table(['KEY', 'VALUE', 'SOURCE'], rows)) ctx.io.out(line);
   }
-  ctx.io.err(`profile ${settings.profile} (${configPath(ctx.env)})`);
-  const rows = entries.map((e) => [e.key, shown(e, options.showToken ?? false) ?? '(not set)', e.source]);
-  for (const line of table(['KEY', 'VALUE', 'SOURCE'], rows)) ctx.io.out(line);
+  failOnProblems(settings);
 }
 
 export function runConfigPath(ctx: CommandContext): void {

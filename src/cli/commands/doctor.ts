@@ -7,37 +7,20 @@
 import { existsSync } from 'node:fs';
 import { dataDir } from '../../config/paths.js';
 import { ENV_FOR, type ConfigKey, maskToken } from '../../config/keys.js';
-import { configPath, type Settings, type Source } from '../../config/settings.js';
+import { configPath, readSafely, type Settings, type Source } from '../../config/settings.js';
 import { ExitCode, IncompleteError, TradeError } from '../../order/errors.js';
 import type { ProbeResult } from '../../backends/probe.js';
-import type { StoreSummary } from '../../engine/store.js';
 import { VERSION } from '../../version.js';
 import type { CommandContext } from '../context.js';
+import { type Check, type CheckStatus, checkStore, configChecks, type StoreReport } from '../doctor-checks.js';
 
 export interface DoctorOptions {
   json?: boolean;
 }
 
-type CheckStatus = 'pass' | 'warn' | 'fail';
-
-interface Check {
-  name: 'config' | 'store' | 'service';
-  status: CheckStatus;
-  message: string;
-  hint?: string;
-  /** The exit code a failure stands for. */
-  exitCode?: number;
-}
-
 interface Value {
   value: string | null;
   source: Source | 'derived' | null;
-}
-
-interface StoreReport extends Partial<StoreSummary> {
-  path: string;
-  exists: boolean;
-  currentSchemaVersion?: number;
 }
 
 export interface DoctorReport {
@@ -80,46 +63,6 @@ function sourceText(key: ConfigKey, source: Value['source'], profile: string | n
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
-}
-
-async function checkStore(file: string): Promise<{ store: StoreReport; check: Check }> {
-  const store: StoreReport = { path: file, exists: existsSync(file) };
-  if (!store.exists) return { store, check: { name: 'store', status: 'pass', message: `${file}: not created yet; the first command that needs it creates it` } };
-  const { summarizeStore, SCHEMA_VERSION } = await import('../../engine/store.js');
-  store.currentSchemaVersion = SCHEMA_VERSION;
-  let summary: StoreSummary;
-  try {
-    summary = summarizeStore(file);
-  } catch (error) {
-    return {
-      store,
-      check: { name: 'store', status: 'fail', message: `${file} cannot be read: ${(error as Error).message}`, exitCode: ExitCode.rejected },
-    };
-  }
-  Object.assign(store, summary);
-  const contents = [
-    plural(summary.accounts, 'account'),
-    `${plural(summary.orders, 'order')} (${summary.workingOrders} working)`,
-    plural(summary.openPositions, 'open position'),
-    plural(summary.prices, 'price'),
-    plural(summary.atmTemplates, 'ATM template'),
-  ].join(', ');
-  if (summary.schemaVersion > SCHEMA_VERSION)
-    return {
-      store,
-      check: {
-        name: 'store',
-        status: 'fail',
-        message: `${file}: schema ${summary.schemaVersion}, written by a newer trade (this one knows ${SCHEMA_VERSION})`,
-        hint: 'Update trade (npm install -g trade), or point TRADE_HOME at another directory.',
-        exitCode: ExitCode.rejected,
-      },
-    };
-  const schema =
-    summary.schemaVersion === SCHEMA_VERSION
-      ? `schema ${summary.schemaVersion}`
-      : `schema ${summary.schemaVersion}, migrated to ${SCHEMA_VERSION} on next use`;
-  return { store, check: { name: 'store', status: 'pass', message: `${file}: ${schema}; ${contents}` } };
 }
 
 function serviceCheck(probe: ProbeResult, profile: string): Check {
@@ -188,29 +131,29 @@ export async function collectDoctorReport(ctx: CommandContext): Promise<DoctorRe
     ok: false,
   };
 
-  let settings: Settings;
-  try {
-    settings = await ctx.settings();
-  } catch (error) {
-    if (!(error instanceof TradeError)) throw error;
-    checks.push({ name: 'config', status: 'fail', message: error.message, hint: error.hint, exitCode: error.exitCode });
-    return report;
-  }
+  // Settings are read key by key: a bad one is a failed check, and the others still report.
+  const settings = await ctx.settings();
   report.profile = settings.profile;
-  report.backend = { value: settings.backend, source: settings.sources.backend ?? 'default' };
-  report.token = settings.token
-    ? { set: true, masked: maskToken(settings.token), source: settings.sources.token ?? null }
+  const problems = configChecks(env, settings);
+  checks.push(...problems);
+  const backend = readSafely(() => settings.backend);
+  if (backend === undefined) return report;
+  const token = readSafely(() => settings.token);
+  report.backend = { value: backend, source: settings.sources.backend ?? 'default' };
+  report.token = token
+    ? { set: true, masked: maskToken(token), source: settings.sources.token ?? null }
     : { set: false, masked: null, source: null };
-  report.baseUrl = value(settings, 'base-url', settings.baseUrl);
-  report.wsUrl = value(settings, 'ws-url', settings.wsUrl);
+  report.baseUrl = value(settings, 'base-url', readSafely(() => settings.baseUrl));
+  report.wsUrl = value(settings, 'ws-url', readSafely(() => settings.wsUrl));
 
-  if (settings.backend === 'embedded') {
-    checks.push({ name: 'config', status: 'pass', message: 'the embedded backend needs no URL or token' });
+  if (backend === 'embedded') {
+    if (problems.length === 0) checks.push({ name: 'config', status: 'pass', message: 'the embedded backend needs no URL or token' });
     const { store, check } = await checkStore(ctx.storeFile());
     report.store = store;
     checks.push(check);
-  } else {
-    const remote = settings.backend;
+  } else if (problems.length === 0) {
+    // With a bad URL, token or timeout the probe cannot be made as configured: that is reported above.
+    const remote = backend;
     const url = remote === 'http' ? settings.baseUrl : settings.wsUrl;
     const profile = settings.profile === 'default' ? '' : ` --profile ${settings.profile}`;
     let problem: Check | undefined;

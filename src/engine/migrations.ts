@@ -1,0 +1,127 @@
+/** The store's schema, one migration per version. */
+/** Each entry moves the schema one version up. Never edit a shipped entry; add a new one. */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE accounts (
+    name TEXT PRIMARY KEY COLLATE NOCASE,
+    created_at TEXT NOT NULL
+  );
+  CREATE TABLE orders (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    account TEXT NOT NULL REFERENCES accounts(name),
+    instrument TEXT NOT NULL,
+    action TEXT NOT NULL CHECK (action IN ('BUY','SELL')),
+    quantity INTEGER NOT NULL CHECK (quantity > 0),
+    order_type TEXT NOT NULL CHECK (order_type IN ('MARKET','LIMIT','STOPMARKET','STOPLIMIT')),
+    time_in_force TEXT NOT NULL CHECK (time_in_force IN ('DAY','GTC')),
+    limit_price REAL,
+    stop_price REAL,
+    oco_id TEXT,
+    strategy TEXT,
+    state TEXT NOT NULL CHECK (state IN ('WORKING','FILLED','CANCELLED','EXPIRED')),
+    filled_quantity INTEGER NOT NULL DEFAULT 0,
+    avg_fill_price REAL,
+    origin TEXT NOT NULL DEFAULT 'client',
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  CREATE INDEX orders_by_account ON orders(account, instrument, state);
+  CREATE TABLE fills (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    order_id TEXT NOT NULL REFERENCES orders(id),
+    account TEXT NOT NULL,
+    instrument TEXT NOT NULL,
+    action TEXT NOT NULL,
+    quantity INTEGER NOT NULL CHECK (quantity > 0),
+    price REAL,
+    time TEXT NOT NULL
+  );
+  CREATE INDEX fills_by_order ON fills(order_id);
+  CREATE TABLE positions (
+    account TEXT NOT NULL,
+    instrument TEXT NOT NULL,
+    quantity INTEGER NOT NULL,
+    avg_price REAL,
+    realized_pnl REAL NOT NULL DEFAULT 0,
+    pnl_known INTEGER NOT NULL DEFAULT 1,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (account, instrument)
+  );
+  CREATE TABLE prices (
+    instrument TEXT PRIMARY KEY,
+    price REAL NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  INSERT INTO accounts(name, created_at) VALUES ('Sim101', strftime('%Y-%m-%dT%H:%M:%fZ','now'));
+  `,
+  // 2: prices that fill working orders, OCO groups, ATM templates and brackets, DAY expiry.
+  // An ATM entry keeps the distances it was placed with, so removing a template later does not
+  // change the brackets of an entry that is still working.
+  `
+  ALTER TABLE orders ADD COLUMN parent_id TEXT;
+  ALTER TABLE orders ADD COLUMN triggered INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE orders ADD COLUMN atm_stop_loss_ticks INTEGER;
+  ALTER TABLE orders ADD COLUMN atm_profit_target_ticks INTEGER;
+  ALTER TABLE orders ADD COLUMN atm_tick_size REAL;
+  CREATE INDEX orders_by_oco ON orders(account, oco_id) WHERE oco_id IS NOT NULL;
+  CREATE INDEX orders_working ON orders(state, instrument);
+  CREATE TABLE atm_templates (
+    name TEXT PRIMARY KEY COLLATE NOCASE,
+    stop_loss_ticks INTEGER NOT NULL CHECK (stop_loss_ticks > 0),
+    profit_target_ticks INTEGER NOT NULL CHECK (profit_target_ticks > 0),
+    tick_size REAL NOT NULL CHECK (tick_size > 0),
+    created_at TEXT NOT NULL
+  );
+  `,
+  // 3: fewer pages written per order. Working-order indexes cover only working orders, so a
+  // market order that fills at once stays out of them; positions are keyed by their primary
+  // key alone (no rowid b-tree beside it); the oldest working DAY order is one index probe away.
+  `
+  DROP INDEX orders_working;
+  CREATE INDEX orders_working ON orders(instrument, seq) WHERE state = 'WORKING';
+  CREATE INDEX orders_day_working ON orders(created_at) WHERE state = 'WORKING' AND time_in_force = 'DAY';
+  CREATE TABLE positions_v3 (
+    account TEXT NOT NULL,
+    instrument TEXT NOT NULL,
+    quantity INTEGER NOT NULL,
+    avg_price REAL,
+    realized_pnl REAL NOT NULL DEFAULT 0,
+    pnl_known INTEGER NOT NULL DEFAULT 1,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (account, instrument)
+  ) WITHOUT ROWID;
+  INSERT INTO positions_v3 SELECT account, instrument, quantity, avg_price, realized_pnl, pnl_known, updated_at FROM positions;
+  DROP TABLE positions;
+  ALTER TABLE positions_v3 RENAME TO positions;
+  `,
+  // 4: the service's order id, which a client may choose (service-reference.md §1.6): unique per
+  // account, so two accounts may each have an 'ex-1'. The row's own id stays the key that fills,
+  // brackets and OCO links use.
+  `
+  ALTER TABLE orders ADD COLUMN order_id TEXT;
+  UPDATE orders SET order_id = id;
+  CREATE UNIQUE INDEX orders_by_order_id ON orders(account, order_id);
+  `,
+  // 5: what the service reports beyond orders and positions. Each fill becomes an Execution (its
+  // id, the position after it, the P&L it realized); a Change is remembered on the order; every
+  // price set is a tick, for quotes and bars (fills are the ticks with volume).
+  `
+  ALTER TABLE orders ADD COLUMN limit_price_changed REAL;
+  ALTER TABLE orders ADD COLUMN stop_price_changed REAL;
+  ALTER TABLE fills ADD COLUMN execution_id TEXT;
+  UPDATE fills SET execution_id = lower(hex(randomblob(16)));
+  ALTER TABLE fills ADD COLUMN position_after INTEGER;
+  ALTER TABLE fills ADD COLUMN realized REAL NOT NULL DEFAULT 0;
+  CREATE TABLE ticks (
+    seq INTEGER PRIMARY KEY,
+    instrument TEXT NOT NULL,
+    price REAL NOT NULL,
+    time TEXT NOT NULL
+  );
+  CREATE INDEX ticks_by_instrument ON ticks(instrument, time);
+  INSERT INTO ticks (instrument, price, time) SELECT instrument, price, updated_at FROM prices;
+  `,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
