@@ -142,6 +142,22 @@ describe('the config file, which may hold any JSON', () => {
   });
 });
 
+describe('a config folder that is a file', () => {
+  it('config list, doctor and config set name the file and fail with exit 3, changing nothing', async () => {
+    writeFileSync(env.TRADE_CONFIG_DIR!, 'not a folder');
+    const message = `Cannot read the config file ${configFile}: a file is where a folder should be (ENOTDIR)`;
+    const list = await cli(['config', 'list']);
+    expect(list).toMatchObject({ code: 3, stderr: `profile default (${configFile})\nError: ${message}\n` });
+    const doctor = await cli(['doctor', '--json']);
+    expect(doctor.code).toBe(3);
+    expect(JSON.parse(doctor.stdout).checks[0]).toMatchObject({ name: 'config', status: 'fail', message });
+    const set = await cli(['config', 'set', 'account', 'Sim101']);
+    expect(set).toMatchObject({ code: 3, stdout: '' });
+    expect(set.stderr).toContain(`Error: ${message}\n`);
+    expect(readFileSync(env.TRADE_CONFIG_DIR!, 'utf8')).toBe('not a folder');
+  });
+});
+
 describe('values shown in messages', () => {
   it('escape control and invisible characters, so a value cannot repaint the terminal or hide', async () => {
     const result = await cli(['positions'], { ...REMOTE, TRADE_TIMEOUT: '\u001b[31m1\u200b' });

@@ -136,6 +136,15 @@ describe('trade watch, refusals before anything is watched', () => {
 });
 
 describe('trade watch, in-process', () => {
+  it('on embedded, a bad TRADE_TIMEOUT does not stop it: nothing there waits on a service', async () => {
+    const run = inProcess({ ...embeddedHome({ [ES]: 5000 }), TRADE_TIMEOUT: 'abc' });
+    const done = runWatchQuotes(run.ctx, [ES], {}, run.deps);
+    await until('the first quote', () => run.lines().length === 1);
+    run.stop();
+    await done;
+    expect(run.lines()[0]).toMatch(/^ES 06-26 {2}last 5000 /);
+  });
+
   it('on http against trade serve: a poll a second, a line only when the quote changed', async () => {
     const { env, server } = await remote('http');
     const run = inProcess(env);

@@ -50,13 +50,14 @@ async function watch(ctx: CommandContext, what: string, deps: WatchDeps, feed: (
   const stop = (deps.stopWhen ?? untilSignal)();
   const stdout = untilStdoutGone(ctx.io.stdout);
   try {
-    const { timeoutMs } = await ctx.settings();
+    const settings = await ctx.settings();
     const backend = await ctx.openBackend();
     await using(backend, async () => {
       const controller = new AbortController();
       const note = (line: string) => ctx.io.err(ctx.io.errColor.dim(line));
       note(`Watching ${what} on ${backend.label}. Ctrl-C stops.`);
-      const running = feed({ backend, signal: controller.signal, note, timeoutMs });
+      // Read only by a feed that waits on a service, so a bad timeout does not stop an embedded watch.
+      const running = feed({ backend, signal: controller.signal, note, get timeoutMs() { return settings.timeoutMs; } });
       try {
         const reason = await Promise.race([stop.stopped, stdout.gone, running.then(() => undefined)]);
         if (reason !== undefined) note(`Stopped (${reason}).`);
