@@ -157,7 +157,8 @@ export function resolveSettings(env: Env, flags: GlobalFlags = {}, read: () => C
       problems.set(key, { key, source, error: stored });
       continue;
     }
-    const raw: unknown = source === 'flag' ? fromFlag : source === 'env' ? fromEnv : Object.hasOwn(stored, key) ? (stored as Record<string, unknown>)[key] : undefined;
+    const fromFile = source === 'config' && Object.hasOwn(stored, key) ? (stored as Record<string, unknown>)[key] : undefined;
+    const raw: unknown = source === 'flag' ? fromFlag : source === 'env' ? fromEnv : fromFile;
     if (raw === undefined) continue;
     sources[key] = source;
     if (key === 'token' && typeof raw === 'string' && raw !== '') secrets.push(raw);
@@ -166,7 +167,8 @@ export function resolveSettings(env: Env, flags: GlobalFlags = {}, read: () => C
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       const where = source === 'flag' ? `--${key}` : source === 'env' ? ENV_FOR[key] : `${configPath(env)} (profile ${profile})`;
-      problems.set(key, { key, source, raw, error: new ConfigError(`${where}: ${error.message}`, { code: 'bad_config', hint: fixHint(key, source, profile) }) });
+      const hint = fixHint(key, source, profile);
+      problems.set(key, { key, source, raw, error: new ConfigError(`${where}: ${error.message}`, { code: 'bad_config', hint }) });
     }
   }
   const value = (key: ConfigKey): string | undefined => {

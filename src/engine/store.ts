@@ -1,5 +1,6 @@
 /**
- * The engine's SQLite store: opening, pragmas and migrations. Many processes (CLI runs and
+ * The engine's SQLite store: opening, pragmas and migrating (the migrations are in
+ * migrations.ts), and a read-only summary for `trade doctor`. Many processes (CLI runs and
  * `trade serve`) may share one file, so every write goes through an IMMEDIATE transaction and
  * waits on a busy timeout instead of failing.
  */

@@ -47,7 +47,7 @@ function shownProblem(problem: SettingProblem): string {
 }
 
 /** The distinct messages (an unreadable file is one problem, however many keys it hides). */
-export function problemMessages(settings: Settings): string[] {
+function problemMessages(settings: Settings): string[] {
   return [...new Set(settings.problems.map((p) => p.error.message))];
 }
 
