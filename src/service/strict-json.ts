@@ -54,7 +54,7 @@ const BACKSLASH = 0x5c;
 
 /**
  * The paths of the duplicate keys of `text`, which must be valid JSON, in the order met (up to
- * `limit`). Keys are compared as JSON.parse decodes them: `"a"` and `"\u0061"` are the same key.
+ * `limit`). Other text ends without error or hang, but what it reports then means nothing. Keys are compared as JSON.parse decodes them: `"a"` and `"\u0061"` are the same key.
  */
 export function duplicateKeys(text: string, limit = MAX_REPORTED_DUPLICATES): KeyPath[] {
   const found: KeyPath[] = [];
@@ -88,9 +88,10 @@ export function duplicateKeys(text: string, limit = MAX_REPORTED_DUPLICATES): Ke
   return found;
 }
 
-/** The index of the quote that closes the string opening at `start`. */
+/** The index of the quote that closes the string opening at `start` (the end, for text that is not JSON). */
 function stringEnd(text: string, start: number): number {
   for (let end = text.indexOf('"', start + 1); ; end = text.indexOf('"', end + 1)) {
+    if (end === -1) return text.length;
     // A quote preceded by an odd run of backslashes is escaped.
     let slashes = 0;
     while (text.charCodeAt(end - 1 - slashes) === BACKSLASH) slashes++;
