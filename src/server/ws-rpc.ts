@@ -59,8 +59,8 @@ export function parseMessage(text: string): Parsed {
   if (!parsed.ok && parsed.invalid) return { kind: 'ignored', why: 'not valid JSON' };
   const message = parsed.value;
   if (!isObject(message)) return { kind: 'ignored', why: `not a JSON object (${show(message)})` };
-  const { action, id, api, args } = message;
   if (!parsed.ok) return refuseDuplicates(message, parsed.duplicates);
+  const { action, id, api, args } = message;
   if (action === 'ping') return { kind: 'ping' };
   if (STREAM_ACTIONS.includes(action)) return { kind: 'stream', action: action as StreamAction, message };
   if (action !== 'rpc') return { kind: 'ignored', why: `action ${action === undefined ? 'missing' : show(action)}` };

@@ -152,8 +152,8 @@ interface RunState {
 
 /**
  * The worker pool: each worker takes the next line as it is read, answers it, and the results
- * are written in input order. A worker waits before reading further ahead than twice the concurrency past
- * the first unwritten one (readAhead), so one slow line cannot make the others pile up in memory.
+ * are written in input order. No worker reads more than `readAhead` lines past the first one not
+ * yet written, so one slow line cannot make the answered lines after it pile up in memory.
  */
 async function runLines(ctx: CommandContext, backend: Backend, lines: AsyncGenerator<InputLine>, state: RunState): Promise<void> {
   const { stop, tally, progress } = state;
