@@ -224,6 +224,9 @@ async function runLines(ctx: CommandContext, backend: Backend, lines: AsyncGener
       }
     } catch (error) {
       if (error instanceof TradeError) {
+        // Lines that waited on one handshake share its one failure: the first line reports it,
+        // the others were never written.
+        if (error === stop.broken) return notSent(line, id);
         if (error instanceof NetworkError || error instanceof ConfigError) stop.broken ??= error;
         return failure(line, id, error);
       }
