@@ -15,10 +15,14 @@ export interface EmbeddedBackend extends Backend {
 
 /** The simulation engine in-process, answering every operation as `trade serve` would. */
 export function createEmbeddedBackend(options: EmbeddedBackendOptions): EmbeddedBackend {
-  const engine = createEngine(options.file, options);
+  return embeddedBackendOn(createEngine(options.file, options));
+}
+
+/** The backend over an engine already open, which it closes (tests open one on a store with pragmas of their own). */
+export function embeddedBackendOn(engine: Engine): EmbeddedBackend {
   return {
     name: 'embedded',
-    label: `embedded (${options.file})`,
+    label: `embedded (${engine.file})`,
     engine,
     async call(name, args) {
       const { body, detail } = simulate(engine, name, args);

@@ -18,6 +18,8 @@ import { BODY_LIMIT, createTokenBucket, RATE_LIMITED, type RateLimitOptions, typ
 import { handleRpcConnection, type RpcServerContext } from './ws-rpc.js';
 import { refuseClientError, refuseUpgrade } from './refusals.js';
 import { createStreamHub } from './streams.js';
+import { formatIssues } from '../order/errors.js';
+import { duplicateKeyIssues, duplicateKeys } from '../service/strict-json.js';
 
 export const WS_PATH = '/ws/stream';
 /** Subscription changes, when the server is rate limited: about 20 a minute (§7.3), apart from the request budget. */
@@ -57,17 +59,22 @@ const CLIENT_ERRORS: Record<string, { status: number; error: string }> = {
   FST_ERR_BAD_URL: { status: 400, error: 'Invalid request: the URL is not valid' },
 };
 
-const bodyError = (code: string) => Object.assign(new Error(code), { code, statusCode: 400 });
+/** A body with a key given twice: 400 naming each such key (§1.3). */
+const DUPLICATE_KEY = 'TRADE_DUPLICATE_KEY';
+
+const bodyError = (code: string, message: string = code) => Object.assign(new Error(message), { code, statusCode: 400 });
 
 /**
  * A body as JSON; empty is no body. Keys that could reach a prototype are refused outright, as
- * fastify's own parser does, so no later merge can be tricked by them.
+ * fastify's own parser does, so no later merge can be tricked by them; so is a key given twice
+ * (strict-json.ts: JSON.parse would quietly keep the last one).
  */
 function parseBody(text: string): unknown {
   if (text.trim() === '') return undefined;
   const risky = text.includes('__proto__') || text.includes('constructor');
+  let value: unknown;
   try {
-    return risky
+    value = risky
       ? JSON.parse(text, (key, value: unknown) => {
           if (key === '__proto__' || key === 'constructor') throw bodyError('TRADE_PROTO_KEY');
           return value;
@@ -76,6 +83,9 @@ function parseBody(text: string): unknown {
   } catch (error) {
     throw (error as { code?: string }).code === 'TRADE_PROTO_KEY' ? error : bodyError('TRADE_INVALID_JSON');
   }
+  const duplicates = value !== null && typeof value === 'object' ? duplicateKeys(text) : [];
+  if (duplicates.length > 0) throw bodyError(DUPLICATE_KEY, formatIssues(duplicateKeyIssues('body', duplicates)));
+  return value;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -213,6 +223,8 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
     const status = (error as { statusCode?: unknown }).statusCode;
     const known = typeof code === 'string' ? CLIENT_ERRORS[code] : undefined;
     if (known) return reply.code(known.status).send({ error: known.error });
+    // Its message names the keys, so it is not one of the fixed texts above.
+    if (code === DUPLICATE_KEY) return reply.code(400).send({ error: (error as Error).message });
     if (typeof status === 'number' && status >= 400 && status < 500)
       return reply.code(status).send({ error: `Invalid request: ${STATUS_CODES[status] ?? 'the request is malformed'}` });
     const result = errorResult(error);

@@ -8,7 +8,9 @@
  */
 import type { RawData, WebSocket } from 'ws';
 import type { Engine } from '../engine/engine.js';
+import { formatIssues } from '../order/errors.js';
 import { printable, show } from '../order/schema.js';
+import { duplicateKeyIssues, type KeyPath, parseStrictJson } from '../service/strict-json.js';
 import { isOperationName, operationForRpc, operationForWsName } from '../service/operations.js';
 import { dispatch, INTERNAL_ERROR_BODY, type OperationResult } from './operations.js';
 import { RATE_LIMITED, type TakeResult } from './limits.js';
@@ -42,27 +44,44 @@ type Parsed =
   | { kind: 'ping' }
   | { kind: 'stream'; action: StreamAction; message: Record<string, unknown> }
   | { kind: 'rpc'; id: RpcId; api: unknown; args: unknown }
+  | { kind: 'refused'; reply: RpcReply | StreamEvent; why: string }
   | { kind: 'ignored'; why: string };
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 
+/** The id is echoed unchanged; one that is missing (or not a string or a number) is echoed as null. */
+const usableId = (id: unknown): RpcId => (typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null);
+
 /** One text message, sorted into what it asks for. */
 export function parseMessage(text: string): Parsed {
-  let message: unknown;
-  try {
-    message = JSON.parse(text);
-  } catch {
-    return { kind: 'ignored', why: 'not valid JSON' };
-  }
+  const parsed = parseStrictJson(text);
+  if (!parsed.ok && parsed.invalid) return { kind: 'ignored', why: 'not valid JSON' };
+  const message = parsed.value;
   if (!isObject(message)) return { kind: 'ignored', why: `not a JSON object (${show(message)})` };
+  if (!parsed.ok) return refuseDuplicates(message, parsed.duplicates);
   const { action, id, api, args } = message;
   if (action === 'ping') return { kind: 'ping' };
   if (STREAM_ACTIONS.includes(action)) return { kind: 'stream', action: action as StreamAction, message };
   if (action !== 'rpc') return { kind: 'ignored', why: `action ${action === undefined ? 'missing' : show(action)}` };
-  // The id is echoed unchanged; one that is missing (or not a string or a number) is echoed as null.
-  const usableId = typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
-  return { kind: 'rpc', id: usableId, api, args };
+  return { kind: 'rpc', id: usableId(id), api, args };
+}
+
+/**
+ * A message with a key given twice is refused and nothing is done. A client waiting on an RPC
+ * gets its reply, so that it learns "refused" instead of timing out into "outcome unknown": an
+ * `rpc` (or a message whose `action` is itself doubled, which may be one) is answered
+ * `{id, data: {error}}`, the id echoed unless it is the doubled key; a stream action gets the
+ * stream error event (§5.3). Anything else is malformed input, ignored as §5.4 says.
+ */
+function refuseDuplicates(message: Record<string, unknown>, duplicates: KeyPath[]): Parsed {
+  const error = formatIssues(duplicateKeyIssues('message', duplicates));
+  const doubled = (key: string) => duplicates.some((path) => path.length === 1 && path[0] === key);
+  const { action, id } = message;
+  if (action === 'rpc' || doubled('action'))
+    return { kind: 'refused', reply: { id: doubled('id') ? null : usableId(id), data: { error } }, why: error };
+  if (STREAM_ACTIONS.includes(action)) return { kind: 'refused', reply: { type: 'error', action: action as StreamAction, error }, why: error };
+  return { kind: 'ignored', why: error };
 }
 
 /** Answers one RPC: the api and args, then the rate limit, then the operation itself. */
@@ -97,6 +116,10 @@ export function handleRpcConnection(socket: WebSocket, remote: string, ctx: RpcS
     const bytes = Array.isArray(raw) ? Buffer.concat(raw) : Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
     const message = parseMessage(bytes.toString('utf8'));
     if (message.kind === 'ping') return send({ type: 'pong' });
+    if (message.kind === 'refused') {
+      send(message.reply);
+      return ctx.log?.(`${remote} WS refused 400: ${message.why}`);
+    }
     if (message.kind === 'ignored' || (message.kind === 'stream' && !streams))
       return ctx.log?.(`${remote} WS ignored: ${message.kind === 'ignored' ? message.why : `action '${message.action}'`}`);
     if (message.kind === 'stream') {

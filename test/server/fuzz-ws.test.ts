@@ -85,6 +85,8 @@ const rpc = fc
 interface Frame {
   data: string | Buffer;
   binary: boolean;
+  /** A top-level key this rpc frame has twice (it is refused, §1.3), when it has one. */
+  doubled?: string;
 }
 
 /** Frames up to the size limit: a larger one closes the connection (§5.1), which has its own test below. */
@@ -104,6 +106,15 @@ const frame: fc.Arbitrary<Frame> = fc.oneof(
   },
   {
     weight: 1,
+    // An rpc with one of its keys given twice, the first time with another value.
+    arbitrary: fc.tuple(rpc.filter((m) => m.action === 'rpc'), fc.constantFrom('id', 'api', 'args', 'action')).map(([m, key]): Frame => {
+      const json = toJson(m) ?? '{}';
+      const doubled = Object.keys(JSON.parse(json) as object).includes(key) ? key : undefined;
+      return { data: json.replace('{', `{${JSON.stringify(key)}:"first",`), binary: false, doubled };
+    }),
+  },
+  {
+    weight: 1,
     arbitrary: fc.tuple(freshId, fc.integer({ min: BODY_LIMIT - 200, max: BODY_LIMIT - 100 })).map(([id, size]) => ({
       data: JSON.stringify({ action: 'rpc', id, api: 'PlaceOrder', args: { strategy: 'x'.repeat(size) } }),
       binary: false,
@@ -111,7 +122,7 @@ const frame: fc.Arbitrary<Frame> = fc.oneof(
   },
 ).filter((f) => Buffer.byteLength(f.data) <= BODY_LIMIT);
 
-type Expected = { kind: 'none' } | { kind: 'pong' } | { kind: 'reply'; id: unknown; api?: string };
+type Expected = { kind: 'none' } | { kind: 'pong' } | { kind: 'reply'; id: unknown; api?: string; refusal?: string };
 
 /** What the server must answer, worked out from the frame the way a client reads the contract (§5.2–5.4). */
 function expected(f: Frame): Expected {
@@ -124,9 +135,11 @@ function expected(f: Frame): Expected {
   }
   if (message === null || typeof message !== 'object' || Array.isArray(message)) return { kind: 'none' };
   const { action, id, api } = message as Record<string, unknown>;
+  const usable = typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id));
+  // Refused whatever else it says, and answered so that its sender is not left waiting; a doubled id names no request.
+  if (f.doubled) return { kind: 'reply', id: f.doubled === 'id' ? null : usable ? id : null, refusal: `Invalid request: message: duplicate key '${f.doubled}'` };
   if (action === 'ping') return { kind: 'pong' };
   if (action !== 'rpc') return { kind: 'none' };
-  const usable = typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id));
   return { kind: 'reply', id: usable ? id : null, api: typeof api === 'string' ? api : undefined };
 }
 
@@ -144,6 +157,7 @@ function checkAnswer(f: Frame, messages: unknown[]): { outcome: Outcome; api?: s
   assert.deepEqual(Object.keys(reply), ['id', 'data'], 'a reply is exactly {id, data}');
   assert.equal(reply.id, want.id, 'the reply carries the id the message had');
   const { data } = reply;
+  if (want.refusal) assert.deepEqual({ ...data }, { error: want.refusal }, 'a duplicate key is refused, naming it');
   assert.notEqual(data.error, 'internal_error', `an internal error: ${JSON.stringify(data).slice(0, 200)}`);
   if (data.success === true) return { outcome: 'ok', api: want.api };
   if (data.error === 'invalid_account' || data.error === 'not_implemented') {

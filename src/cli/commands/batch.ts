@@ -1,29 +1,28 @@
 /**
  * `trade batch`: NDJSON requests in the WebSocket RPC form (any operation of the table, by any
  * of its WebSocket names), sent through one backend over one connection with bounded
- * concurrency, one JSON result line per input line, in input order. On a remote backend requests
- * are paced to the service's budget, and a line refused with 429 (nothing was executed) waits and
- * is sent again. After a transport failure nothing more is sent: the lines in flight are
+ * concurrency, one JSON result line per input line, in input order. Input is read and sent line
+ * by line as it arrives, so a producer holding a pipe open gets each result before it writes
+ * the next line. On a remote backend requests are paced to the service's budget, and a line
+ * refused with 429 (nothing was executed) waits and is sent again.
+ *
+ * Every line gets exactly one result line, whatever fails (batch-results.ts). A refusal, a store
+ * error or a crash in one line's handling is that line's result, and the next line is tried.
+ * After a transport or authentication failure nothing more is sent: the lines in flight are
  * "unknown", the rest "not sent", so a script knows exactly which orders to check.
  */
-import { readFile } from 'node:fs/promises';
-import { text } from 'node:stream/consumers';
-import { createPacer, MIN_RETRY_MS, type Pacer, SERVICE_BURST, SERVICE_RATE } from '../../backends/pacer.js';
+import { open } from 'node:fs/promises';
+import { createPacer, MIN_RETRY_MS, SERVICE_BURST, SERVICE_RATE } from '../../backends/pacer.js';
 import type { Backend } from '../../backends/types.js';
-import {
-  ConfigError,
-  ExitCode,
-  IncompleteError,
-  NetworkError,
-  RateLimitedError,
-  RejectedError,
-  TradeError,
-  UsageError,
-  ValidationError,
-} from '../../order/errors.js';
+import { ConfigError, formatIssues, IncompleteError, NetworkError, RateLimitedError, TradeError, UsageError } from '../../order/errors.js';
 import { show } from '../../order/schema.js';
-import { type ArgsOf, isOperationName, operationForRpc, type OperationName, OPERATIONS, parseArgs } from '../../service/operations.js';
+import { isOperationName, operationForRpc, type OperationName, OPERATIONS, parseArgs } from '../../service/operations.js';
+import { duplicateKeyIssues, parseStrictJson } from '../../service/strict-json.js';
+import { type BatchResult, crashed, createTally, failure, notSent, refused, type Stop, type Tally } from '../batch-results.js';
 import { using, type CommandContext } from '../context.js';
+import { type InputLine, readLines } from '../ndjson.js';
+
+export type { BatchResult } from '../batch-results.js';
 
 export interface BatchOptions {
   concurrency?: string;
@@ -34,28 +33,20 @@ export interface BatchOptions {
 /** How often one line is sent again after 429s before it is reported as rate limited. */
 export const MAX_RATE_RETRIES = 10;
 
-export interface BatchResult {
-  line: number;
-  id: unknown;
-  status: number | null;
-  /** The service's body, success or failure, exactly as it came. */
-  data: unknown;
-  /** Present only when the order's fate is not known from the reply. */
-  outcome?: 'unknown' | 'not-sent';
-}
-
 type Parsed = { ok: true; name: OperationName; args: unknown; id: unknown } | { ok: false; id: unknown; error: string };
 
 export function parseLine(raw: string): Parsed {
-  let message: unknown;
-  try {
-    message = JSON.parse(raw);
-  } catch {
-    return { ok: false, id: null, error: 'Invalid request: the line is not valid JSON' };
-  }
+  const parsed = parseStrictJson(raw);
+  if (!parsed.ok && parsed.invalid) return { ok: false, id: null, error: 'Invalid request: the line is not valid JSON' };
+  const message = parsed.value;
   if (message === null || typeof message !== 'object' || Array.isArray(message))
     return { ok: false, id: null, error: `Invalid request: the line must be a JSON object, got ${show(message)}` };
   const { api, args, id = null, action, ...rest } = message as Record<string, unknown>;
+  if (!parsed.ok) {
+    // An id given twice names no line: which one would a script look for?
+    const echoed = parsed.duplicates.some((path) => path.length === 1 && path[0] === 'id') ? null : id;
+    return { ok: false, id: echoed, error: formatIssues(duplicateKeyIssues('line', parsed.duplicates)) };
+  }
   const unknown = Object.keys(rest);
   if (unknown.length > 0) return { ok: false, id, error: `Invalid request: ${unknown[0]}: is not a known field` };
   if (action !== undefined && action !== 'rpc')
@@ -65,22 +56,6 @@ export function parseLine(raw: string): Parsed {
     return { ok: false, id, error: `Invalid request: api: must be one of ${Object.keys(OPERATIONS).join(', ')}, got ${show(api)}` };
   if (!isOperationName(name)) return { ok: false, id, error: name };
   return { ok: true, name, args, id };
-}
-
-function statusOf(error: TradeError): number | null {
-  if (error instanceof ValidationError || error instanceof UsageError) return 400;
-  if (error instanceof RejectedError) return error.status;
-  if (error instanceof RateLimitedError) return 429;
-  if (error instanceof ConfigError) return 401;
-  return null;
-}
-
-function failure(line: number, id: unknown, error: unknown): BatchResult {
-  if (!(error instanceof TradeError)) throw error;
-  const data = error instanceof RejectedError ? error.body : { error: error.message };
-  const result: BatchResult = { line, id, status: statusOf(error), data };
-  if (error instanceof NetworkError) result.outcome = error.outcomeUnknown ? 'unknown' : 'not-sent';
-  return result;
 }
 
 export function parseConcurrency(raw: string | undefined, backend: Backend['name']): number {
@@ -102,130 +77,171 @@ export function parseRate(raw: string | undefined, backend: Backend['name']): nu
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/**
- * One request, paced; a 429 (nothing was executed, §7.2) waits for Retry-After, or until the
- * bucket would hold a token and at least MIN_RETRY_MS, and sends the same request again. No
- * other failure is ever sent again.
- */
-async function paced<K extends OperationName>(backend: Backend, pacer: Pacer, name: K, args: ArgsOf<K>) {
-  for (let attempt = 0; ; attempt++) {
-    await pacer.take();
-    try {
-      return await backend.call(name, args);
-    } catch (error) {
-      if (!(error instanceof RateLimitedError) || attempt >= MAX_RATE_RETRIES) throw error;
-      pacer.drain();
-      const after = error.retryAfterSeconds === undefined ? 0 : error.retryAfterSeconds * 1000;
-      await sleep(Math.max(after, MIN_RETRY_MS, pacer.waitMs()));
-    }
-  }
-}
-
-async function readInput(ctx: CommandContext, file: string | undefined): Promise<string[]> {
-  let content: string;
+/** Where the lines come from: a file, or stdin ('-' or nothing), which must not be a terminal. */
+async function openInput(ctx: CommandContext, file: string | undefined): Promise<{ source: AsyncIterable<Buffer | string>; close(): Promise<void> }> {
   if (file === undefined || file === '-') {
     if (ctx.io.stdin.isTTY)
       throw new UsageError('trade batch reads NDJSON from a file or a pipe, not from a terminal.', {
         hint: 'Run `trade batch orders.ndjson` or `producer | trade batch -`.',
       });
-    content = await text(ctx.io.stdin);
-  } else {
-    try {
-      content = await readFile(file, 'utf8');
-    } catch (error) {
-      throw new UsageError(`Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-    }
+    return { source: ctx.io.stdin as AsyncIterable<Buffer | string>, close: async () => undefined };
   }
-  const lines = content.split('\n');
-  if (lines.at(-1) === '') lines.pop();
-  return lines.map((l) => l.replace(/\r$/, ''));
+  // Opened before the backend, so a missing file is a usage error and nothing is opened or sent.
+  const handle = await open(file, 'r').catch((error: NodeJS.ErrnoException) => {
+    throw new UsageError(`Cannot read ${file}: ${error.code ?? error.message}`);
+  });
+  return { source: handle.createReadStream(), close: () => handle.close().catch(() => undefined) };
 }
 
 interface Progress {
+  read(): void;
   increment(): void;
   stop(): void;
 }
 
-async function startProgress(ctx: CommandContext, total: number): Promise<Progress> {
+/** A bar on stderr; its total is the lines read so far, since a stream's length is not known ahead. */
+async function startProgress(ctx: CommandContext): Promise<Progress> {
   const { default: cliProgress } = await import('cli-progress');
   const bar = new cliProgress.SingleBar(
-    { stream: ctx.io.stderr as NodeJS.WritableStream, format: 'batch [{bar}] {value}/{total} lines | {eta}s left', hideCursor: true },
+    { stream: ctx.io.stderr as NodeJS.WritableStream, format: 'batch [{bar}] {value}/{total} lines', hideCursor: true },
     cliProgress.Presets.shades_classic,
   );
-  bar.start(total, 0);
-  return { increment: () => bar.increment(), stop: () => bar.stop() };
+  let total = 0;
+  bar.start(0, 0);
+  return { read: () => bar.setTotal(++total), increment: () => bar.increment(), stop: () => bar.stop() };
 }
 
 export async function runBatch(ctx: CommandContext, file: string | undefined, options: BatchOptions): Promise<void> {
-  const lines = await readInput(ctx, file);
-  const backend = await ctx.openBackend();
-  const concurrency = parseConcurrency(options.concurrency, backend.name);
-  const pacer = createPacer(parseRate(options.rate, backend.name), SERVICE_BURST);
-  const progress = options.progress !== false && ctx.io.stderr.isTTY ? await startProgress(ctx, lines.length) : undefined;
-  const results: Array<BatchResult | undefined> = new Array(lines.length);
-  let written = 0;
-  const flush = () => {
-    while (written < results.length && results[written] !== undefined) ctx.io.out(JSON.stringify(results[written++]));
-  };
-  let broken: TradeError | undefined;
-  let next = 0;
-
-  async function handle(index: number): Promise<void> {
-    const line = index + 1;
-    const parsed = parseLine(lines[index]!);
-    if (!parsed.ok) {
-      results[index] = { line, id: parsed.id, status: 400, data: { error: parsed.error } };
-      return;
-    }
-    try {
-      const args = parseArgs(parsed.name, parsed.args, 'client');
-      if (broken) throw broken;
-      const reply = await paced(backend, pacer, parsed.name, args);
-      results[index] = { line, id: parsed.id, status: 200, data: reply.body };
-    } catch (error) {
-      if (broken && error === broken) {
-        results[index] = { line, id: parsed.id, status: null, data: { error: 'Not sent: an earlier request failed in transport' }, outcome: 'not-sent' };
-        return;
+  const input = await openInput(ctx, file);
+  let backend: Backend;
+  try {
+    backend = await ctx.openBackend();
+  } catch (error) {
+    await input.close();
+    throw error;
+  }
+  const stop: Stop = {};
+  const tally = createTally();
+  try {
+    await using(backend, async () => {
+      const concurrency = parseConcurrency(options.concurrency, backend.name);
+      const rate = parseRate(options.rate, backend.name);
+      const progress = options.progress !== false && ctx.io.stderr.isTTY ? await startProgress(ctx) : undefined;
+      try {
+        await runLines(ctx, backend, readLines(input.source), { concurrency, rate, progress, stop, tally });
+      } finally {
+        progress?.stop();
       }
-      const result = failure(line, parsed.id, error);
-      if (error instanceof NetworkError || error instanceof ConfigError) broken ??= error;
-      results[index] = result;
+    });
+  } finally {
+    await input.close();
+  }
+  // An input that failed before its first line is a file that cannot be read (a directory, say).
+  if (stop.readFailure && tally.lines === 0) throw new UsageError(`Cannot read ${file ?? 'stdin'}: ${stop.readFailure}`);
+  const code = tally.exitCode(stop);
+  if (code !== 0) throw new IncompleteError(tally.summary(stop), code);
+}
+
+interface RunState {
+  concurrency: number;
+  rate: number;
+  progress?: Progress;
+  stop: Stop;
+  tally: Tally;
+}
+
+/**
+ * The worker pool: each worker takes the next line as it is read, answers it, and the results
+ * are written in input order. No worker reads more than `readAhead` lines past the first one not
+ * yet written, so one slow line cannot make the answered lines after it pile up in memory.
+ */
+async function runLines(ctx: CommandContext, backend: Backend, lines: AsyncGenerator<InputLine>, state: RunState): Promise<void> {
+  const { stop, tally, progress } = state;
+  const pacer = createPacer(state.rate, SERVICE_BURST);
+  const readAhead = 2 * state.concurrency;
+  const done = new Map<number, BatchResult>();
+  let read = 0;
+  let waiting: Array<() => void> = [];
+
+  const flush = () => {
+    for (let result = done.get(tally.lines + 1); result; result = done.get(tally.lines + 1)) {
+      done.delete(result.line);
+      ctx.io.out(JSON.stringify(result));
+      tally.add(result);
+    }
+    const wake = waiting;
+    waiting = [];
+    for (const resolve of wake) resolve();
+  };
+
+  async function next(): Promise<InputLine | undefined> {
+    while (read - tally.lines >= readAhead) await new Promise<void>((resolve) => waiting.push(resolve));
+    try {
+      const item = await lines.next();
+      if (item.done) return undefined;
+      read += 1;
+      progress?.read();
+      return item.value;
+    } catch (error) {
+      // The generator is finished after a throw: every worker's next read ends too.
+      stop.readFailure ??= (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      return undefined;
+    }
+  }
+
+  /** One line's result; never throws, so no line can go without one. */
+  async function answer(item: InputLine): Promise<BatchResult> {
+    const line = item.number;
+    if ('error' in item) return refused(line, null, item.status, item.error);
+    let id: unknown = null;
+    /** Whether the request was handed to the backend, and may have been executed. */
+    let sent = false;
+    let movesMoney = false;
+    try {
+      const parsed = parseLine(item.text);
+      id = parsed.id;
+      if (!parsed.ok) return refused(line, parsed.id, 400, parsed.error);
+      movesMoney = OPERATIONS[parsed.name].movesMoney;
+      const args = parseArgs(parsed.name, parsed.args, 'client');
+      for (let attempt = 0; ; attempt++) {
+        if (stop.broken) return notSent(line, id);
+        await pacer.take();
+        // Checked again after the wait, just before sending: a failure seen meanwhile stops it.
+        if (stop.broken) return notSent(line, id);
+        try {
+          sent = true;
+          const reply = await backend.call(parsed.name, args);
+          return { line, id, status: 200, data: reply.body };
+        } catch (error) {
+          // §7.2: a 429 executed nothing; wait for Retry-After, or until the bucket would hold a
+          // token and at least MIN_RETRY_MS, and send the same request again. Nothing else is.
+          if (!(error instanceof RateLimitedError) || attempt >= MAX_RATE_RETRIES) throw error;
+          sent = false;
+          pacer.drain();
+          const after = error.retryAfterSeconds === undefined ? 0 : error.retryAfterSeconds * 1000;
+          await sleep(Math.max(after, MIN_RETRY_MS, pacer.waitMs()));
+        }
+      }
+    } catch (error) {
+      if (error instanceof TradeError) {
+        // Lines that waited on one handshake share its one failure: the first line reports it,
+        // the others were never written.
+        if (error === stop.broken) return notSent(line, id);
+        if (error instanceof NetworkError || error instanceof ConfigError) stop.broken ??= error;
+        return failure(line, id, error);
+      }
+      return crashed(line, id, error, !sent ? 'not-sent' : movesMoney ? 'unknown' : undefined);
     }
   }
 
   async function worker(): Promise<void> {
-    while (next < lines.length) {
-      const index = next++;
-      await handle(index);
+    for (let item = await next(); item; item = await next()) {
+      done.set(item.number, await answer(item));
       progress?.increment();
       flush();
     }
   }
 
-  try {
-    await using(backend, () => Promise.all(Array.from({ length: Math.min(concurrency, Math.max(lines.length, 1)) }, worker)));
-  } finally {
-    progress?.stop();
-  }
+  await Promise.all(Array.from({ length: state.concurrency }, worker));
   flush();
-  const code = exitCode(results as BatchResult[], broken);
-  if (code !== ExitCode.ok) throw new IncompleteError(summary(results as BatchResult[], broken), code);
-}
-
-function exitCode(results: BatchResult[], broken: TradeError | undefined): number {
-  if (broken) return broken.exitCode;
-  if (results.some((r) => r.status === 429)) return ExitCode.rateLimited;
-  if (results.some((r) => r.status !== 200)) return ExitCode.rejected;
-  return ExitCode.ok;
-}
-
-function summary(results: BatchResult[], broken: TradeError | undefined): string {
-  const count = (f: (r: BatchResult) => boolean) => results.filter(f).length;
-  const parts = [`${count((r) => r.status === 200)} succeeded`, `${count((r) => r.status !== null && r.status !== 200)} rejected`];
-  const unknown = count((r) => r.outcome === 'unknown');
-  const notSent = count((r) => r.outcome === 'not-sent');
-  if (unknown) parts.push(`${unknown} outcome unknown (check with \`trade orders\`)`);
-  if (notSent) parts.push(`${notSent} not sent`);
-  const head = `Batch of ${results.length} lines: ${parts.join(', ')}.`;
-  return broken ? `${head} Stopped after: ${broken.message}` : head;
 }
