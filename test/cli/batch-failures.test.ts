@@ -75,7 +75,7 @@ function storedOrderIds(): string[] {
 }
 
 describe('trade batch on the embedded engine when the store fails', () => {
-  it('on a full disk: one line per input line; each write that fails gets its error, reads go on, exit 4', async () => {
+  it('on a full disk: one line per input line; each write that fails gets its error, reads go on, exit 1', async () => {
     const db = openStore(file);
     // A few pages of room: the first orders fit, then every write fails with SQLITE_FULL.
     const pages = db.pragma('page_count', { simple: true }) as number;
@@ -89,14 +89,13 @@ describe('trade batch on the embedded engine when the store fails', () => {
     expect(first).toBeLessThan(400);
     for (const r of run.results.slice(0, first)) expect(r.status).toBe(200);
     const placesAfter = run.results.slice(first).filter((r) => String(r.id).startsWith('p'));
-    // Nothing typed this store error: whether such a write committed is not known, so it says so.
+    // A full store is a typed refusal (StoreError, 503): nothing of that line was written.
     for (const r of placesAfter) {
       expect(r).toEqual({
         line: r.line,
         id: r.id,
-        status: 500,
-        data: { success: false, error: 'internal_error', detail: 'Unexpected error: database or disk is full' },
-        outcome: 'unknown',
+        status: 503,
+        data: { error: `The store ${file} cannot grow: the disk is full. Nothing was written.` },
       });
     }
     // A full disk stops writes only: every read is answered.
@@ -105,12 +104,9 @@ describe('trade batch on the embedded engine when the store fails', () => {
     const placed = run.results.filter((r) => r.status === 200 && String(r.id).startsWith('p')).map((r) => (r.data as { orderId: string }).orderId);
     expect(placed).toHaveLength(first);
     expect(storedOrderIds()).toEqual(placed);
-    expect(run.code).toBe(4);
+    expect(run.code).toBe(1);
     const succeeded = run.results.filter((r) => r.status === 200).length;
-    expect(run.summary).toBe(
-      `Batch of 500 lines: ${succeeded} succeeded, 0 rejected, ${placesAfter.length} failed unexpectedly, ${placesAfter.length} outcome unknown (check with \`trade orders\`). ` +
-        `First unexpected failure, line ${first + 1}: Unexpected error: database or disk is full`,
-    );
+    expect(run.summary).toBe(`Batch of 500 lines: ${succeeded} succeeded, ${placesAfter.length} rejected.`);
   });
 
   it('with the write lock held by another process mid-batch: those lines are refused (503), the rest placed, exit 1', async () => {
