@@ -449,11 +449,11 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
 
   const accounts = program
     .command('accounts')
-    .summary('List accounts; add simulation accounts')
+    .summary('List accounts (the default), snapshot them; add simulation accounts')
     .description("List the accounts with their money figures (ListAccounts), take a snapshot of every account and its positions (GetSnapshot), or add a simulation account to the embedded engine.")
     .addHelpText('after', examples('trade accounts list', 'trade accounts snapshot', 'trade accounts add Sim102'));
   accounts
-    .command('list')
+    .command('list', { isDefault: true })
     .description('List every account with its cash, net liquidation, P&L and status (ListAccounts).')
     .option('--json', "print the service's body: {\"accounts\":[...],\"count\":N,\"success\":true}")
     .addHelpText('after', examples('trade accounts list', 'trade accounts list --json'))

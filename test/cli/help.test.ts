@@ -97,12 +97,19 @@ describe('help', () => {
   });
 
   it('a command group without a subcommand prints its help on stderr, exit 2', async () => {
-    for (const group of ['price', 'atm', 'accounts', 'watch', 'config']) {
+    for (const group of ['price', 'atm', 'watch', 'config']) {
       const result = await runCli([group], env);
       expect(result.code).toBe(2);
       expect(result.stdout).toBe('');
       expect(result.stderr).toBe((await runCli([group, '--help'], env)).stdout);
     }
+  });
+
+  it('trade accounts alone lists the accounts, as trade accounts list does', async () => {
+    const alone = await runCli(['accounts', '--json'], env);
+    expect(alone.code).toBe(0);
+    expect(JSON.parse(alone.stdout)).toMatchObject({ count: 1, success: true, accounts: [{ name: 'Sim101' }] });
+    expect(alone).toEqual(await runCli(['accounts', 'list', '--json'], env));
   });
 
   it('an unknown subcommand suggests the nearest one, exit 2', async () => {
