@@ -666,6 +666,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .option('--token-file <file>', 'read the bearer token from this file (else TRADE_SERVE_TOKEN, else a generated one)')
     .option('--rate-limit <rate>', 'refill rate of a token bucket, e.g. 180/min (per s, min or h); off by default')
     .option('--burst <n>', 'bucket size: requests allowed back to back (with --rate-limit; default 20)')
+    .option('--max-connections <n>', 'HTTP and WebSocket connections open at once; more are closed as they arrive (default 2048)')
     .option('--log', 'one line per request on stderr')
     .addHelpText(
       'after',

@@ -7,6 +7,7 @@
  *   paced to WATCH_RATE requests a second, inside the service's budget of 3 (§7.1).
  * Each feed runs until its signal aborts (it then resolves) or fails with a typed error.
  */
+import { nextCursorOf } from './call.js';
 import type { EmbeddedBackend } from '../backends/embedded.js';
 import { createPacer, MIN_RETRY_MS } from '../backends/pacer.js';
 import { printable, RATE_LIMIT_TEXT } from '../backends/remote.js';
@@ -277,6 +278,8 @@ export async function watchPnl(ctx: FeedContext, intervalMs: number, emit: Emit<
 /** Only what tells an order's progress: its state, fills and prices. */
 const progress = (o: OrderRead) => JSON.stringify([o.orderState, o.filled, o.averageFillPrice, o.quantity, o.limitPrice, o.stopPrice]);
 const TERMINAL = new Set(['Filled', 'Cancelled', 'Rejected']);
+/** Pages of one account's orders read per poll at most. */
+const MAX_ORDER_PAGES = 100;
 
 /**
  * The working orders of the accounts now, then every order that is new or whose state, fill or
@@ -292,15 +295,20 @@ export async function watchOrders(ctx: FeedContext, account: string | undefined,
   let first = true;
   const poll = async () => {
     for (const name of accounts) {
-      const { value, body } = await read('GetOrders', { account: name, activeOnly: false });
-      const sent = asSent(body, 'orders', value.orders, (o) => field(o, 'orderId') ?? field(o, 'id'));
-      for (const [i, order] of value.orders.entries()) {
-        const key = `${order.account ?? name}\u0000${order.orderId}`;
-        const now = progress(order);
-        if (seen.get(key) === now) continue;
-        seen.set(key, now);
-        // At the start, what is done is history; what still works is what there is to watch.
-        if (!first || !TERMINAL.has(order.orderState ?? '')) emit({ ...order, account: order.account ?? name }, sent[i]);
+      // A long day's orders come a page at a time from trade serve (README "Limits").
+      for (let cursor: string | undefined, pages = 0; pages === 0 || (cursor !== undefined && pages < MAX_ORDER_PAGES); pages++) {
+        const { value, body } = await read('GetOrders', { account: name, activeOnly: false, ...(cursor === undefined ? {} : { cursor }) });
+        const sent = asSent(body, 'orders', value.orders, (o) => field(o, 'orderId') ?? field(o, 'id'));
+        for (const [i, order] of value.orders.entries()) {
+          const key = `${order.account ?? name}\u0000${order.orderId}`;
+          const now = progress(order);
+          if (seen.get(key) === now) continue;
+          seen.set(key, now);
+          // At the start, what is done is history; what still works is what there is to watch.
+          if (!first || !TERMINAL.has(order.orderState ?? '')) emit({ ...order, account: order.account ?? name }, sent[i]);
+        }
+        const next = nextCursorOf(body);
+        cursor = next === cursor ? undefined : next;
       }
     }
     first = false;

@@ -26,7 +26,7 @@ import { createMarket } from './market.js';
 import { type Db, openStore } from './store.js';
 import { guardEngine, toStoreError } from './store-errors.js';
 import { createTrading } from './trading.js';
-import type { Engine, EngineOptions, OrderFilter, PositionRecord } from './types.js';
+import type { Engine, EngineOptions, OrderFilter, OrderListFilter, Page, Paged, PositionRecord } from './types.js';
 
 export * from './types.js';
 export { nextPosition } from './position.js';
@@ -160,6 +160,38 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
     return { sql: clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '', params };
   }
 
+  /** ` AND seq > ? … LIMIT ?` for a page: one row more than the page, to know whether more remain. */
+  function pageSql(page: Page | undefined, column: string, sql: string): string {
+    if (!page) return '';
+    const after = page.after === undefined ? '' : `${sql ? ' AND' : ' WHERE'} ${column} > ${Math.trunc(page.after)}`;
+    return `${after} ORDER BY ${column} LIMIT ${Math.trunc(page.limit) + 1}`;
+  }
+
+  function orderRows(filter: OrderListFilter, page?: Page): OrderRow[] {
+    fresh();
+    const { sql, params } = filter.activeOnly
+      ? where(filter, ["state = 'WORKING'"])
+      : filter.activeOrSince !== undefined
+        ? where(filter, ["(state = 'WORKING' OR updated_at >= ?)"], '', [filter.activeOrSince])
+        : where(filter);
+    const tail = page ? pageSql(page, 'seq', sql) : ' ORDER BY seq';
+    return db.prepare<string[], OrderRow>(`SELECT * FROM orders${sql}${tail}`).all(...params);
+  }
+
+  function fillRows(filter: OrderFilter & { since?: string }, page?: Page): FillRow[] {
+    const { sql, params } = filter.since === undefined ? where(filter, [], 'f.') : where(filter, ['f.time >= ?'], 'f.', [filter.since]);
+    const columns =
+      'f.seq, f.execution_id, o.order_id, f.account, f.instrument, f.action, f.quantity, f.price, f.time, o.order_type, o.origin, f.position_after, f.realized';
+    const tail = page ? pageSql(page, 'f.seq', sql) : ' ORDER BY f.seq';
+    return db.prepare<string[], FillRow>(`SELECT ${columns} FROM fills f JOIN orders o ON o.id = f.order_id${sql}${tail}`).all(...params);
+  }
+
+  function paged<R extends { seq: number }, T>(rows: R[], page: Page, to: (row: R) => T): Paged<T> {
+    if (rows.length <= page.limit) return { items: rows.map(to) };
+    const items = rows.slice(0, page.limit);
+    return { items: items.map(to), next: items[items.length - 1]!.seq };
+  }
+
   // data_version moves when another connection commits; total_changes counts this one's own writes.
   const version = db.prepare<[], { others: number; own: number }>(
     'SELECT (SELECT data_version FROM pragma_data_version()) AS others, total_changes() AS own',
@@ -194,13 +226,11 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
     listPrices: () => q.prices.all(),
     lastPrice: (instrument) => lastPrice(core, instrument),
     listOrders(filter = {}) {
-      fresh();
-      const { sql, params } = filter.activeOnly
-        ? where(filter, ["state = 'WORKING'"])
-        : filter.activeOrSince !== undefined
-          ? where(filter, ["(state = 'WORKING' OR updated_at >= ?)"], '', [filter.activeOrSince])
-          : where(filter);
-      return db.prepare<string[], OrderRow>(`SELECT * FROM orders${sql} ORDER BY seq`).all(...params).map(toOrder);
+      return orderRows(filter).map(toOrder);
+    },
+    pageOrders(filter, page) {
+      const rows = orderRows(filter, page);
+      return paged(rows, page, toOrder);
     },
     listPositions(filter = {}): PositionRecord[] {
       fresh();
@@ -224,13 +254,10 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
       return row ? toPosition(row) : undefined;
     },
     listFills(filter = {}) {
-      const { sql, params } = filter.since === undefined ? where(filter, [], 'f.') : where(filter, ['f.time >= ?'], 'f.', [filter.since]);
-      const columns =
-        'f.seq, f.execution_id, o.order_id, f.account, f.instrument, f.action, f.quantity, f.price, f.time, o.order_type, o.origin, f.position_after, f.realized';
-      return db
-        .prepare<string[], FillRow>(`SELECT ${columns} FROM fills f JOIN orders o ON o.id = f.order_id${sql} ORDER BY f.seq`)
-        .all(...params)
-        .map(toFill);
+      return fillRows(filter).map(toFill);
+    },
+    pageFills(filter, page) {
+      return paged(fillRows(filter, page), page, toFill);
     },
     addAtmTemplate: addAtm,
     listAtmTemplates: () => q.templates.all().map(toTemplate),

@@ -6,7 +6,7 @@
  */
 import { RejectedError } from '../order/errors.js';
 import { tradingDayStart, chicagoTimestamp, chicagoWallClock, DAY_MS } from '../service/chicago.js';
-import { OPERATIONS, type ArgsOf, type OperationName, type OperationSpec } from '../service/operations.js';
+import { LIST_PAGE_MAX, OPERATIONS, type ArgsOf, type OperationName, type OperationSpec } from '../service/operations.js';
 import type { OrderObject, PositionObject } from '../service/shapes.js';
 import {
   ordersOf,
@@ -17,7 +17,7 @@ import {
   toPositionObject,
   toQuoteObject,
 } from './service-shapes.js';
-import type { Engine, OrderRecord } from './types.js';
+import type { Engine, OrderRecord, Page } from './types.js';
 
 export { ordersOf, toOrderObject, toPositionObject } from './service-shapes.js';
 
@@ -162,11 +162,13 @@ export const SIMULATOR: { [K in OperationName]: Handler<K> } = {
     return ok({ orderIds: outcome.orderIds, cancelledOrderIds: outcome.cancelledOrderIds, ocoId: outcome.ocoId, quantity: outcome.quantity });
   },
   GetOrder: (engine, args) => ok(orderObject(engine, findOrder(engine, args))),
-  GetOrders(engine, { account, activeOnly }) {
+  GetOrders(engine, { account, activeOnly, limit, cursor }) {
     const name = engine.resolveAccount(account);
     const since = tradingDayStart(engine.now()).toISOString();
-    const orders = ordersOf(engine, engine.listOrders(activeOnly ? { account: name, activeOnly } : { account: name, activeOrSince: since }));
-    return ok({ orders, count: orders.length });
+    const filter = activeOnly ? { account: name, activeOnly } : { account: name, activeOrSince: since };
+    const { items, next } = engine.pageOrders(filter, pageOf(limit, cursor));
+    const orders = ordersOf(engine, items);
+    return ok({ orders, count: orders.length, ...nextCursor(next) });
   },
   GetOrderStatus(engine, args) {
     const order = findOrder(engine, args);
@@ -234,10 +236,11 @@ export const SIMULATOR: { [K in OperationName]: Handler<K> } = {
   GetMarketInfo: () => {
     throw notSimulated('GetMarketInfo');
   },
-  GetExecutions(engine, { account, lookbackTime }) {
+  GetExecutions(engine, { account, lookbackTime, limit, cursor }) {
     const since = new Date(engine.now().getTime() - (lookbackTime ?? 320) * 1000).toISOString();
-    const executions = engine.listFills({ account: engine.resolveAccount(account), since }).map(toExecutionObject);
-    return ok({ executions, count: executions.length });
+    const { items, next } = engine.pageFills({ account: engine.resolveAccount(account), since }, pageOf(limit, cursor));
+    const executions = items.map(toExecutionObject);
+    return ok({ executions, count: executions.length, ...nextCursor(next) });
   },
   GetExecution(engine, { account, executionId }) {
     const name = engine.resolveAccount(account);
@@ -250,6 +253,14 @@ export const SIMULATOR: { [K in OperationName]: Handler<K> } = {
     return ok({ strategyId });
   },
 };
+
+/** A list's page: at most LIST_PAGE_MAX items (README "Limits"), after the cursor given. */
+function pageOf(limit: number | undefined, cursor: string | undefined): Page {
+  return { limit: limit ?? LIST_PAGE_MAX, after: cursor === undefined ? undefined : Number(cursor) };
+}
+
+/** `nextCursor` only when more remain, so an unpaged list is the reference's body exactly. */
+const nextCursor = (next: number | undefined) => (next === undefined ? {} : { nextCursor: String(next) });
 
 /** Runs one operation on the engine; throws the typed error the service's refusal maps to. */
 export function simulate<K extends OperationName>(engine: Engine, name: K, args: ArgsOf<K>): Answer {

@@ -128,6 +128,18 @@ export interface OrderFilter {
   instrument?: string;
 }
 
+/** One page of a list, oldest first: the items after `after` (a nextCursor), at most `limit` of them. */
+export interface Page {
+  after?: number;
+  limit: number;
+}
+
+/** A page's items and, when more remain, where the next page starts. */
+export interface Paged<T> {
+  items: T[];
+  next?: number;
+}
+
 export interface OrderListFilter extends OrderFilter {
   /** Only orders still working. */
   activeOnly?: boolean;
@@ -183,6 +195,8 @@ export interface Engine {
   listPrices(): PriceRecord[];
   lastPrice(instrument: string): number | undefined;
   listOrders(filter?: OrderListFilter): OrderRecord[];
+  /** listOrders, one page at a time. */
+  pageOrders(filter: OrderListFilter, page: Page): Paged<OrderRecord>;
   /** One order by the service's id; with an account, only in that account (else the oldest with that id). */
   getOrder(orderId: string, account?: string): OrderRecord | undefined;
   /** One order by the engine's own id (`OrderRecord.id`, `parentOrderId`). */
@@ -190,6 +204,8 @@ export interface Engine {
   listPositions(filter?: PositionFilter): PositionRecord[];
   getPosition(account: string, instrument: string): PositionRecord | undefined;
   listFills(filter?: OrderFilter & { since?: string }): FillRecord[];
+  /** listFills, one page at a time. */
+  pageFills(filter: OrderFilter & { since?: string }, page: Page): Paged<FillRecord>;
   addAtmTemplate(template: AtmTemplate): AtmTemplate;
   listAtmTemplates(): AtmTemplate[];
   /** Removes a template; entries already placed keep the distances they were placed with. */

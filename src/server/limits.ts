@@ -7,6 +7,40 @@
 import { UsageError } from '../order/errors.js';
 
 export const BODY_LIMIT = 64 * 1024;
+
+/**
+ * The bounds of the HTTP side (README "Limits"). Node checks the two timeouts every
+ * `checkIntervalMs`, so a timed-out request is refused up to that much later.
+ */
+export interface HttpLimits {
+  /** A request's headers must have arrived this long after its connection opened or its previous request ended. */
+  headersTimeoutMs: number;
+  /** A whole request, body included, must have arrived this long after it began. */
+  requestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this long. */
+  keepAliveTimeoutMs: number;
+  checkIntervalMs: number;
+  /** Connections (HTTP and WebSocket) open at once; the next ones are closed as they arrive. */
+  maxConnections: number;
+  /** Pipelined requests of one connection being answered at once; those beyond get a 503 and nothing is done. */
+  maxInFlightPerConnection: number;
+}
+
+export const HTTP_LIMITS: HttpLimits = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  checkIntervalMs: 1_000,
+  maxConnections: 2_048,
+  maxInFlightPerConnection: 16,
+};
+
+/** A whole number from 1, for --max-connections. */
+export function parseMaxConnections(text: string): number {
+  const value = /^\d+$/.test(text.trim()) ? Number(text.trim()) : NaN;
+  if (!Number.isSafeInteger(value) || value < 1) throw new UsageError(`--max-connections must be a whole number from 1, got '${text}'`);
+  return value;
+}
 export const RATE_LIMITED = 'Rate limit exceeded';
 
 export interface RateLimitOptions {

@@ -14,8 +14,8 @@ import { OPERATIONS, type OperationName } from '../service/operations.js';
 import { createAuthenticator, createScrubber, UNAUTHORIZED } from './auth.js';
 import { CATALOG, dispatch, errorResult } from './operations.js';
 import { notFoundBody, routeOf } from './not-found.js';
-import { BODY_LIMIT, createTokenBucket, RATE_LIMITED, type RateLimitOptions, type TakeResult } from './limits.js';
-import { handleRpcConnection, type RpcServerContext } from './ws-rpc.js';
+import { BODY_LIMIT, HTTP_LIMITS, type HttpLimits, createTokenBucket, RATE_LIMITED, type RateLimitOptions, type TakeResult } from './limits.js';
+import { CONNECTION_BOUNDS, handleRpcConnection, type ConnectionBounds, type RpcServerContext } from './ws-rpc.js';
 import { refuseClientError, refuseUpgrade } from './refusals.js';
 import { createStreamHub } from './streams.js';
 import { formatIssues } from '../order/errors.js';
@@ -41,6 +41,10 @@ export interface ServerOptions {
   warn?: (line: string) => void;
   /** The clock of the rate limit, for tests. */
   now?: () => number;
+  /** The HTTP bounds; each one missing is its default (HTTP_LIMITS). */
+  limits?: Partial<HttpLimits>;
+  /** The WebSocket connection bounds; each one missing is its default (CONNECTION_BOUNDS). */
+  wsBounds?: Partial<ConnectionBounds>;
 }
 
 export interface TradeServer {
@@ -108,10 +112,17 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
     warn(`trade serve: internal error in ${api}: ${error instanceof Error ? error.message : String(error)}`);
   const streams = createStreamHub({ engine, takeSubscription: () => subscriptionBucket?.take() ?? { ok: true }, onInternalError });
   let closing = false;
+  const limits: HttpLimits = { ...HTTP_LIMITS, ...options.limits };
+  const wsBounds: ConnectionBounds = { ...CONNECTION_BOUNDS, ...options.wsBounds };
 
   const app = fastify({
     logger: false,
     bodyLimit: BODY_LIMIT,
+    // A slow client (slowloris) cannot hold a connection: headers, then the whole request, must
+    // arrive in time, and an idle keep-alive connection is closed (README "Limits").
+    http: { headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs, connectionsCheckingInterval: limits.checkIntervalMs },
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
     // Long enough that an over-long account name reaches the schema and gets its 400 message;
     // a single trailing slash is ignored (§1.1).
     routerOptions: { maxParamLength: 500, ignoreTrailingSlash: true },
@@ -183,6 +194,10 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
     });
   }
 
+  // Connections beyond the cap are closed as they arrive, before they cost a file descriptor for long.
+  app.server.maxConnections = limits.maxConnections;
+  app.server.on('drop', () => log?.(`- connection refused: ${limits.maxConnections} connections open (--max-connections)`));
+
   // Authentication first, on every request including the WebSocket upgrade and unknown routes,
   // so a caller without the token learns nothing, and cannot spend the bucket of the one with it.
   app.addHook('onRequest', (request, reply, done) => {
@@ -206,11 +221,31 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
     done();
   });
 
+  // Pipelined requests of one connection are all parsed at once, and Node answers them in order;
+  // beyond the cap they are refused as a rate limit is, nothing done, so one client cannot queue
+  // thousands of replies (README "Limits").
+  const inFlight = new WeakMap<object, number>();
+  app.addHook('onRequest', (request, reply, done) => {
+    const socket = request.raw.socket;
+    const count = (inFlight.get(socket) ?? 0) + 1;
+    inFlight.set(socket, count);
+    reply.raw.once('close', () => inFlight.set(socket, (inFlight.get(socket) ?? 1) - 1));
+    if (count > limits.maxInFlightPerConnection) {
+      void reply.code(429).header('retry-after', '1').send({ error: RATE_LIMITED });
+      return;
+    }
+    done();
+  });
+
   // Node closes idle keep-alive connections when the server closes, but not one busy with a
   // request then; without this its client would keep it open after the answer, and shutdown wait.
   // An upgrade request's socket is closed after any answer but the upgrade itself; say so too.
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (closing || request.ws) void reply.header('connection', 'close');
+    // A refused request closes its connection too (README "Limits"): a client that sends no token,
+    // or a body too slow or too big, does not keep it; Node closes it once the answer is written.
+    // A rate limit is not a refusal of the client: its next request, later, is welcome.
+    const refused = reply.statusCode >= 400 && reply.statusCode < 500 && reply.statusCode !== 429;
+    if (closing || request.ws || refused) void reply.header('connection', 'close');
     done(null, payload);
   });
 
@@ -238,6 +273,11 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
       method: operation.method,
       url: `/v1/api${operation.path.replace(/\{(\w+)\}/g, ':$1')}`,
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
+        // Requests of other connections get their turn before this one runs (a pipelining client's
+        // requests arrive together), in the order they arrived.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        // The client has gone while its request waited: its answer has nowhere to go, so nothing is done.
+        if (request.raw.socket.destroyed) return reply.code(499).send();
         const data = operation.method === 'GET' ? request.query : request.body;
         if (data !== undefined && !isObject(data))
           return reply.code(400).send({ error: 'Invalid request: body: must be a JSON object' });
@@ -262,7 +302,7 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
     },
     wsHandler: (socket, request) => {
       log?.(`${request.ip} GET ${request.url} 101`);
-      handleRpcConnection(socket, request.ip, rpc);
+      handleRpcConnection(socket, request.ip, rpc, wsBounds);
     },
   });
 

@@ -99,18 +99,108 @@ export function answerRpc(ctx: RpcServerContext, api: unknown, args: unknown): O
   return dispatch(ctx.engine, name, args ?? {}, { onInternalError: ctx.onInternalError });
 }
 
-export function handleRpcConnection(socket: WebSocket, remote: string, ctx: RpcServerContext): void {
+/**
+ * The bounds of one connection (README "Limits"): messages wait in a queue and are answered one
+ * at a time, yielding to the event loop between them, so one busy client cannot starve the rest.
+ * While the replies waiting to be written exceed `highWaterBytes`, or the queue holds
+ * `maxQueued` messages, the socket is not read (TCP pushes back on the client); a client that
+ * stays over the high-water mark for `stallMs` is closed with 1008. A closed connection's queue
+ * is dropped: no work is done for a client that has gone.
+ */
+export interface ConnectionBounds {
+  highWaterBytes: number;
+  lowWaterBytes: number;
+  maxQueued: number;
+  stallMs: number;
+}
+
+export const CONNECTION_BOUNDS: ConnectionBounds = {
+  highWaterBytes: 1024 * 1024,
+  lowWaterBytes: 256 * 1024,
+  maxQueued: 64,
+  stallMs: 30_000,
+};
+
+/** How often a paused connection looks at its outgoing buffer. */
+const DRAIN_POLL_MS = 25;
+/** How long a client closed for not reading gets to answer the close frame before it is cut off. */
+const CLOSE_GRACE_MS = 1_000;
+
+export function handleRpcConnection(socket: WebSocket, remote: string, ctx: RpcServerContext, bounds: ConnectionBounds = CONNECTION_BOUNDS): void {
   const send = (message: RpcReply | StreamEvent) => {
     // The client may have gone while we worked; its reply has nowhere to go.
     if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
   };
   const streams = ctx.streams?.open({ send, congested: () => socket.bufferedAmount > CONGESTED_BYTES });
+  const queue: { raw: RawData; isBinary: boolean }[] = [];
+  let scheduled = false;
+  let waiting: NodeJS.Timeout | undefined;
+  let overSince: number | undefined;
+  let closed = false;
+
+  const over = () => socket.bufferedAmount > bounds.highWaterBytes;
+  const stop = () => {
+    closed = true;
+    queue.length = 0;
+    if (waiting) clearTimeout(waiting);
+  };
   socket.on('close', (code: number) => {
+    stop();
     streams?.close();
     ctx.log?.(`${remote} WS closed ${code}`);
   });
 
+  /** Answers queued messages until the queue is empty or the client has too much unread. */
+  const pump = () => {
+    scheduled = false;
+    if (closed) return;
+    if (over()) return waitForDrain();
+    overSince = undefined;
+    const next = queue.shift();
+    if (next) answer(next.raw, next.isBinary);
+    if (queue.length > 0) return schedule();
+    // Read again once the queue is empty and the replies are on their way.
+    if (socket.isPaused) {
+      if (over()) waitForDrain();
+      else socket.resume();
+    }
+  };
+  const schedule = () => {
+    if (scheduled || closed) return;
+    scheduled = true;
+    setImmediate(pump);
+  };
+  /** Reads nothing more until the client has read its replies down to the low-water mark. */
+  const waitForDrain = () => {
+    socket.pause();
+    overSince ??= Date.now();
+    if (Date.now() - overSince >= bounds.stallMs) {
+      ctx.log?.(`${remote} WS closed 1008: more than ${bounds.highWaterBytes} bytes of replies unread for ${bounds.stallMs} ms`);
+      stop();
+      socket.close(1008, 'Replies not read');
+      setTimeout(() => socket.terminate(), CLOSE_GRACE_MS).unref();
+      return;
+    }
+    waiting = setTimeout(() => {
+      waiting = undefined;
+      if (socket.bufferedAmount > bounds.lowWaterBytes) {
+        // Reading, if slowly: only time spent over the high-water mark counts towards the close.
+        if (!over()) overSince = undefined;
+        return waitForDrain();
+      }
+      overSince = undefined;
+      schedule();
+    }, DRAIN_POLL_MS);
+  };
+
   socket.on('message', (raw: RawData, isBinary: boolean) => {
+    if (closed) return;
+    queue.push({ raw, isBinary });
+    if (queue.length >= bounds.maxQueued) socket.pause();
+    schedule();
+  });
+
+  function answer(raw: RawData, isBinary: boolean): void {
     const started = performance.now();
     if (isBinary) return ctx.log?.(`${remote} WS ignored: a binary frame`);
     const bytes = Array.isArray(raw) ? Buffer.concat(raw) : Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
@@ -143,5 +233,5 @@ export function handleRpcConnection(socket: WebSocket, remote: string, ctx: RpcS
     }
     send({ id: message.id, data: result.body });
     ctx.log?.(`${remote} WS ${label} id=${show(message.id)} ${result.status} ${(performance.now() - started).toFixed(1)}ms`);
-  });
+  }
 }

@@ -101,7 +101,17 @@ export interface InstrumentArgs {
   account: string;
   instrument: string;
 }
-export interface OrdersArgs {
+/**
+ * A page of a long list: `trade serve` answers at most LIST_PAGE_MAX items per call and, when
+ * more remain, a `nextCursor` to pass back as `cursor` (README "Limits"). Not in the reference:
+ * the service's own lists are not paged, and a client sends these only to follow a nextCursor.
+ */
+export interface PageArgs {
+  limit?: number;
+  cursor?: string;
+}
+export const LIST_PAGE_MAX = 1000;
+export interface OrdersArgs extends PageArgs {
   account: string;
   activeOnly?: boolean;
 }
@@ -164,7 +174,7 @@ export interface BarsArgs {
   to?: string;
   limit?: number;
 }
-export interface ExecutionsArgs {
+export interface ExecutionsArgs extends PageArgs {
   account: string;
   lookbackTime?: number;
 }
@@ -181,6 +191,14 @@ export interface InfoArgs {
 }
 
 const account = () => ({ account: accountNameField });
+/** A cursor is the position of the last item of the page before: digits only. */
+const page = () => ({
+  limit: wholeNumberField(1, LIST_PAGE_MAX).optional(),
+  cursor: z
+    .string({ error: (iss) => `must be the nextCursor of the page before, got ${show(iss.input)}` })
+    .regex(/^\d{1,15}$/, { error: (iss) => `must be the nextCursor of the page before, got ${show(iss.input)}` })
+    .optional(),
+});
 /** 0 (or absent) leaves a value of a Change as it is (§3.6); the message says so. */
 const LEAVE_IT = 'or 0 to leave it';
 const changedPrice = () =>
@@ -342,7 +360,7 @@ export const OPERATIONS = {
     ws: ['GetOrders', 'ListOrders'],
     movesMoney: false,
     summary: "An account's orders: active ones and the current trading day's",
-    fields: () => ({ ...account(), activeOnly: booleanField.optional() }),
+    fields: () => ({ ...account(), activeOnly: booleanField.optional(), ...page() }),
     reply: readSchemas.orders,
   }),
   GetOrderStatus: row<OrderLookupArgs, OrderStatusReply>({
@@ -542,7 +560,7 @@ export const OPERATIONS = {
     ws: ['GetExecutions'],
     movesMoney: false,
     summary: "An account's fills of the last seconds (lookbackTime, default 320, at most 900)",
-    fields: () => ({ ...account(), lookbackTime: wholeNumberField(1, 900).optional() }),
+    fields: () => ({ ...account(), lookbackTime: wholeNumberField(1, 900).optional(), ...page() }),
     reply: readSchemas.executions,
   }),
   GetExecution: row<ExecutionArgs, ExecutionRead>({

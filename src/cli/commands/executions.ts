@@ -2,8 +2,8 @@ import { parseAll } from '../../order/errors.js';
 import { printable } from '../../order/schema.js';
 import { parseArgs } from '../../service/operations.js';
 import type { ExecutionRead } from '../../service/shapes.js';
-import { accountFor, callAndPrint, type JsonOption } from '../call.js';
-import type { CommandContext } from '../context.js';
+import { accountFor, allPages, callAndPrint, type JsonOption } from '../call.js';
+import { using, type CommandContext } from '../context.js';
 import { formatPrice } from '../format.js';
 import { fitTable } from '../io.js';
 import { numberOrText } from '../order-flags.js';
@@ -39,7 +39,10 @@ export async function runExecutions(ctx: CommandContext, options: ExecutionsOpti
     [() => parseArgs('GetExecutions', { account, ...(options.lookback === undefined ? {} : { lookbackTime: numberOrText(options.lookback) }) }, 'client')],
     { hint: "Nothing was sent. Run 'trade executions --help' for examples." },
   );
-  await callAndPrint(ctx, 'GetExecutions', args, options, (result) => table(result.value.executions, ctx.io.width));
+  const backend = await ctx.openBackend();
+  const result = await using(backend, (b) => allPages(b, 'GetExecutions', args, 'executions'));
+  if (options.json) ctx.io.out(JSON.stringify(result.body));
+  else for (const line of table(result.value.executions, ctx.io.width)) ctx.io.out(line);
 }
 
 /** One fill (GetExecution). */

@@ -1,4 +1,5 @@
 import { UsageError } from '../../order/errors.js';
+import { allPages } from '../call.js';
 import { using, type CommandContext } from '../context.js';
 import { formatOrders } from '../format.js';
 import { printTable } from '../io.js';
@@ -15,7 +16,7 @@ export async function runOrders(ctx: CommandContext, options: ListOptions): Prom
       hint: 'Nothing was sent.',
     });
   const backend = await ctx.openBackend();
-  const result = await using(backend, (b) => b.call('GetOrders', { account, activeOnly: options.active === true ? true : undefined }));
+  const result = await using(backend, (b) => allPages(b, 'GetOrders', { account, activeOnly: options.active === true ? true : undefined }, 'orders'));
   const orders = result.value.orders.filter((o) => instrument === undefined || o.instrument === instrument);
   if (options.json) {
     const body = instrument === undefined ? result.body : { ...(result.body as object), orders, count: orders.length };

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { ConfigError, UsageError } from '../../order/errors.js';
 import { generateToken, isUsableToken } from '../../server/auth.js';
-import { DEFAULT_BURST, describeRateLimit, parseBurst, parseRate, type RateLimitOptions } from '../../server/limits.js';
+import { DEFAULT_BURST, describeRateLimit, parseBurst, parseMaxConnections, parseRate, type RateLimitOptions } from '../../server/limits.js';
 import { createServer, WS_PATH } from '../../server/server.js';
 import type { Env } from '../../config/paths.js';
 import type { CommandContext } from '../context.js';
@@ -13,6 +13,7 @@ export interface ServeOptions {
   tokenFile?: string;
   rateLimit?: string;
   burst?: string;
+  maxConnections?: string;
   log?: boolean;
 }
 
@@ -92,6 +93,7 @@ export async function runServe(ctx: CommandContext, options: ServeOptions, deps:
   const host = options.host ?? '127.0.0.1';
   const port = parsePort(options.port ?? '8080');
   const rateLimit = rateLimitFrom(options);
+  const maxConnections = options.maxConnections === undefined ? undefined : parseMaxConnections(options.maxConnections);
   const { token, source } = await resolveToken(options.tokenFile, ctx.env);
 
   // Installed before listening, so a signal that comes while starting still shuts down cleanly.
@@ -105,6 +107,7 @@ export async function runServe(ctx: CommandContext, options: ServeOptions, deps:
       engine,
       token,
       rateLimit,
+      limits: maxConnections === undefined ? undefined : { maxConnections },
       log: options.log ? (line) => io.err(line) : undefined,
       warn: (line) => io.err(io.errColor.red(line)),
     });
