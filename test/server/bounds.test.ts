@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createEngine } from '../../src/engine/engine.js';
+import { runCli, tempHome } from '../helpers/cli.js';
 import { killServes, startServe } from '../helpers/serve-process.js';
 import { AUTH, connect, startServer, type Harness } from './harness.js';
 
@@ -218,4 +219,41 @@ describe('long lists', () => {
     expect(await server.get(`${ORDERS}?limit=1001`)).toMatchObject({ status: 400, body: { error: 'Invalid request: limit: must be a whole number from 1 to 1000, got \'1001\'' } });
     expect(await server.get(`${ORDERS}?cursor=x`)).toMatchObject({ status: 400, body: { error: "Invalid request: cursor: must be the nextCursor of the page before, got 'x'" } });
   }, 30_000);
+
+  it('trade orders and trade executions list every page on embedded, http and ws, and print no cursor', async () => {
+    const dir = storeWithOrders(0);
+    const engine = createEngine(join(dir, 'trade.db'));
+    engine.setPrice('ES 12-26', 5000);
+    for (let i = 0; i < 1100; i++) engine.placeOrder({ account: 'Sim101', instrument: 'ES 12-26', action: i % 2 ? 'SELL' : 'BUY', quantity: 1, orderType: 'MARKET', timeInForce: 'DAY' });
+    for (let i = 0; i < 1050; i++) engine.placeOrder({ account: 'Sim101', instrument: 'ES 12-26', action: 'BUY', quantity: 1, orderType: 'LIMIT', limitPrice: 4000, timeInForce: 'GTC' });
+    const orderIds = engine.listOrders({ account: 'Sim101' }).map((o) => o.orderId);
+    const executionIds = engine.listFills({ account: 'Sim101' }).map((f) => f.executionId);
+    engine.close();
+    const serve = await startServe({ TRADE_HOME: dir }, TOKEN);
+    const home = tempHome();
+    try {
+      const envs = {
+        embedded: { TRADE_HOME: dir },
+        http: { ...home.env, TRADE_BACKEND: 'http', TRADE_BASE_URL: serve.url, TRADE_TOKEN: TOKEN },
+        ws: { ...home.env, TRADE_BACKEND: 'ws', TRADE_BASE_URL: serve.url, TRADE_TOKEN: TOKEN },
+      };
+      for (const [backend, env] of Object.entries(envs)) {
+        const orders = await runCli(['orders', '--account', 'Sim101', '--json'], env);
+        expect(orders.code, `${backend}: ${orders.stderr}`).toBe(0);
+        const body = JSON.parse(orders.stdout) as { orders: Array<{ orderId: string }>; count: number; nextCursor?: string };
+        expect(body.orders.map((o) => o.orderId)).toEqual(orderIds);
+        expect(body.count).toBe(2150);
+        expect(body.nextCursor).toBeUndefined();
+        const active = JSON.parse((await runCli(['orders', '--account', 'Sim101', '--active', '--json'], env)).stdout) as { count: number };
+        expect(active.count).toBe(1050);
+        const fills = await runCli(['executions', '--account', 'Sim101', '--lookback', '900', '--json'], env);
+        expect(fills.code, `${backend}: ${fills.stderr}`).toBe(0);
+        const listed = JSON.parse(fills.stdout) as { executions: Array<{ id: string }>; count: number };
+        expect(listed.executions.map((e) => e.id)).toEqual(executionIds);
+        expect(listed.count).toBe(1100);
+      }
+    } finally {
+      home.cleanup();
+    }
+  }, 60_000);
 });

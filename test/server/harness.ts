@@ -10,6 +10,7 @@ import Database from 'better-sqlite3';
 import { Agent, request } from 'undici';
 import WebSocket from 'ws';
 import { createEngine, type Engine } from '../../src/engine/engine.js';
+import type { EngineOptions } from '../../src/engine/types.js';
 import { createServer, type ServerOptions } from '../../src/server/server.js';
 import { HARNESS_TOKEN } from '../helpers/tokens.js';
 
@@ -59,10 +60,10 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startServer(options: Partial<Omit<ServerOptions, 'engine'>> = {}): Promise<Harness> {
+export async function startServer(options: Partial<Omit<ServerOptions, 'engine'>> = {}, engineOptions: EngineOptions = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'trade-serve-'));
   const file = join(dir, 'trade.db');
-  const engine = createEngine(file);
+  const engine = createEngine(file, engineOptions);
   const logs: string[] = [];
   const warnings: string[] = [];
   const server = await createServer({

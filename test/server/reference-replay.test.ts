@@ -170,8 +170,17 @@ let server: Harness;
 let client: RpcClient;
 const STEPS = examples();
 
+/**
+ * The examples' own moment (§12: 03/18/2026 09:30 AM Chicago, a Wednesday with the market open),
+ * moving on from there: isMarketOpen, the trading day and DAY orders do not depend on when the
+ * suite runs.
+ */
+const EXAMPLE_TIME = Date.parse('2026-03-18T14:30:00Z');
+const started = Date.now();
+const exampleClock = () => new Date(EXAMPLE_TIME + (Date.now() - started));
+
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({}, { now: exampleClock });
   server.engine.setPrice(ES, 5000);
   server.engine.setPrice('NQ 06-26', 20000);
   client = await connect(server.wsUrl);
