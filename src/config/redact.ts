@@ -9,6 +9,7 @@
  *   (`%73`, `%2F` or `%2f`, UTF-8 sequences) are decoded, up to three layers deep;
  * - the token's base64 (standard and URL alphabets, at any of the three byte alignments) is a form
  *   of its own;
+ * - letters match in either case (a remote value is upper-cased for display: an order's side);
  * - a token of at least MIN_FRAGMENT characters is also matched in pieces: any run of
  *   MIN_FRAGMENT or more consecutive characters of it (or of its base64) is redacted wherever it
  *   is, so a token clipped at a message's cut, or split across two fields, shows nothing longer
@@ -34,17 +35,36 @@ const MAX_DECODE_DEPTH = 3;
  */
 export const INVISIBLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/u;
 const INVISIBLE_ALL = new RegExp(INVISIBLE.source, 'gu');
+/** Terminal escape sequences: CSI (`ESC [ … m`) and OSC (`ESC ] … BEL`), each removed whole. */
+const TERMINAL_SEQUENCES = /\x1b\[[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)/g;
 
-/** Text with every invisible and control character removed. */
+/** Text with its terminal escape sequences and every invisible and control character removed. */
 export function stripInvisible(text: string): string {
-  return text.replace(INVISIBLE_ALL, '');
+  return text.replace(TERMINAL_SEQUENCES, '').replace(INVISIBLE_ALL, '');
 }
+
+/** ASCII letters in lower case, and nothing else changed (so every index stays where it was). */
+const asciiLower = (text: string) => text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
 
 interface Forms {
   /** Matched whole, wherever they are. */
   exact: string[];
   /** Every MIN_FRAGMENT-long piece of the long forms. */
   grams: Set<string>;
+  /** Their rolling hashes, so a text is scanned without cutting it into pieces. */
+  hashes: Set<number>;
+}
+
+const HASH_BASE = 131;
+/** Hashes are kept to 30 bits: small integers for V8, never boxed. */
+const HASH_MASK = 0x3fffffff;
+/** HASH_BASE ** (MIN_FRAGMENT - 1), modulo 2^32. */
+const HASH_TOP = Array.from({ length: MIN_FRAGMENT - 1 }).reduce<number>((p) => Math.imul(p, HASH_BASE), 1);
+
+function hashOf(text: string, start: number): number {
+  let h = 0;
+  for (let k = start; k < start + MIN_FRAGMENT; k++) h = (Math.imul(h, HASH_BASE) + text.charCodeAt(k)) & HASH_MASK;
+  return h;
 }
 
 /** The base64 of `secret` as it reads inside longer base64 data that starts 0, 1 or 2 bytes before it. */
@@ -73,10 +93,10 @@ function compile(secrets: readonly string[]): Forms {
     }
     for (const form of [secret, ...base64Cores(secret)]) {
       if (form.length < MIN_FRAGMENT) exact.push(form);
-      else for (let i = 0; i + MIN_FRAGMENT <= form.length; i++) grams.add(form.slice(i, i + MIN_FRAGMENT));
+      else for (let i = 0; i + MIN_FRAGMENT <= form.length; i++) grams.add(asciiLower(form.slice(i, i + MIN_FRAGMENT)));
     }
   }
-  return { exact: [...new Set(exact)], grams };
+  return { exact: [...new Set(exact.map(asciiLower))], grams, hashes: new Set([...grams].map((gram) => hashOf(gram, 0))) };
 }
 
 /**
@@ -85,48 +105,103 @@ function compile(secrets: readonly string[]): Forms {
  */
 interface View {
   text: string;
-  from?: number[];
-  to?: number[];
+  from?: Int32Array;
+  to?: Int32Array;
 }
 
 const fromOf = (view: View, i: number) => (view.from ? view.from[i]! : i);
 const toOf = (view: View, i: number) => (view.to ? view.to[i]! : i + 1);
 
+/** A view being built, unit by unit; it is never longer than the one it is read from. */
 class Builder {
-  text = '';
-  from: number[] = [];
-  to: number[] = [];
-  push(units: string, from: number, to: number): void {
-    this.text += units;
-    for (let k = 0; k < units.length; k++) {
-      this.from.push(from);
-      this.to.push(to);
-    }
+  private readonly codes: Uint16Array;
+  private readonly from: Int32Array;
+  private readonly to: Int32Array;
+  private length = 0;
+  constructor(capacity: number) {
+    this.codes = new Uint16Array(capacity);
+    this.from = new Int32Array(capacity);
+    this.to = new Int32Array(capacity);
+  }
+  unit(code: number, from: number, to: number): void {
+    this.codes[this.length] = code;
+    this.from[this.length] = from;
+    this.to[this.length] = to;
+    this.length++;
+  }
+  codePoint(cp: number, from: number, to: number): void {
+    if (cp <= 0xffff) return this.unit(cp, from, to);
+    this.unit(0xd800 + ((cp - 0x10000) >> 10), from, to);
+    this.unit(0xdc00 + ((cp - 0x10000) & 0x3ff), from, to);
   }
   view(): View {
-    return { text: this.text, from: this.from, to: this.to };
+    let text = '';
+    for (let i = 0; i < this.length; i += 8192) {
+      text += String.fromCharCode.apply(null, this.codes.subarray(i, Math.min(i + 8192, this.length)) as unknown as number[]);
+    }
+    return { text, from: this.from.subarray(0, this.length), to: this.to.subarray(0, this.length) };
   }
 }
 
-const isHex = (c: string | undefined) => c !== undefined && /^[0-9a-fA-F]$/.test(c);
+/** The value of a hex digit's code, or -1. */
+function hexValue(code: number): number {
+  if (code >= 0x30 && code <= 0x39) return code - 0x30;
+  const lower = code | 0x20;
+  return lower >= 0x61 && lower <= 0x66 ? lower - 0x61 + 10 : -1;
+}
+
+/** The value of `count` hex digits at `at`, or -1. */
+function hexAt(text: string, at: number, count: number): number {
+  if (at + count > text.length) return -1;
+  let value = 0;
+  for (let k = at; k < at + count; k++) {
+    const digit = hexValue(text.charCodeAt(k));
+    if (digit < 0) return -1;
+    value = value * 16 + digit;
+  }
+  return value;
+}
+
+/** `\u{…}` at `at`: its code point and length, or undefined. */
+function bracedAt(text: string, at: number): { cp: number; length: number } | undefined {
+  if (text.charCodeAt(at + 1) !== 0x75 || text.charCodeAt(at + 2) !== 0x7b) return undefined;
+  let cp = 0;
+  let k = at + 3;
+  for (; k < text.length && k < at + 9; k++) {
+    const digit = hexValue(text.charCodeAt(k));
+    if (digit < 0) break;
+    cp = cp * 16 + digit;
+  }
+  if (k === at + 3 || text.charCodeAt(k) !== 0x7d || cp > 0x10ffff) return undefined;
+  return { cp, length: k + 1 - at };
+}
+
+const between = (code: number, low: number, high: number) => code >= low && code <= high;
 
 /** The length of a terminal escape sequence starting with ESC at i (CSI, OSC, or ESC + one character). */
 function escapeLength(text: string, i: number): number {
-  const next = text[i + 1];
-  if (next === '[') {
+  const next = text.charCodeAt(i + 1);
+  if (next === 0x5b) {
     let j = i + 2;
-    while (j < text.length && /[\x30-\x3f]/.test(text[j]!)) j++;
-    while (j < text.length && /[\x20-\x2f]/.test(text[j]!)) j++;
-    return j < text.length && /[\x40-\x7e]/.test(text[j]!) ? j + 1 - i : 1;
+    while (j < text.length && between(text.charCodeAt(j), 0x30, 0x3f)) j++;
+    while (j < text.length && between(text.charCodeAt(j), 0x20, 0x2f)) j++;
+    return j < text.length && between(text.charCodeAt(j), 0x40, 0x7e) ? j + 1 - i : 1;
   }
-  if (next === ']') {
+  if (next === 0x5d) {
     for (let j = i + 2; j < text.length; j++) {
-      if (text[j] === '\x07') return j + 1 - i;
-      if (text[j] === '\x1b' && text[j + 1] === '\\') return j + 2 - i;
+      if (text.charCodeAt(j) === 0x07) return j + 1 - i;
+      if (text.charCodeAt(j) === 0x1b && text.charCodeAt(j + 1) === 0x5c) return j + 2 - i;
     }
     return 1;
   }
-  return next !== undefined && /[\x40-\x5f]/.test(next) ? 2 : 1;
+  return between(next, 0x40, 0x5f) ? 2 : 1;
+}
+
+/** Whether the code point is one `clean` drops. */
+function invisible(cp: number): boolean {
+  if (cp >= 0x20 && cp <= 0x7e) return false;
+  if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) return true;
+  return INVISIBLE.test(String.fromCodePoint(cp));
 }
 
 /** The view without invisible characters and terminal escape sequences; the same view when it has none. */
@@ -135,37 +210,43 @@ function clean(view: View): View {
   let first = -1;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
-    if (code < 0x20 || code > 0x7e) {
-      const cp = text.codePointAt(i)!;
-      if (code < 0x20 || INVISIBLE.test(String.fromCodePoint(cp))) {
-        first = i;
-        break;
-      }
-      if (cp > 0xffff) i++;
+    if (code >= 0x20 && code <= 0x7e) continue;
+    const cp = text.codePointAt(i)!;
+    if (invisible(cp)) {
+      first = i;
+      break;
     }
+    if (cp > 0xffff) i++;
   }
   if (first < 0) return view;
-  const out = new Builder();
-  for (let i = 0; i < first; i++) out.push(text[i]!, fromOf(view, i), toOf(view, i));
+  const out = new Builder(text.length);
+  for (let i = 0; i < first; i++) out.unit(text.charCodeAt(i), fromOf(view, i), toOf(view, i));
   for (let i = first; i < text.length; ) {
-    const cp = text.codePointAt(i)!;
-    const width = cp > 0xffff ? 2 : 1;
-    if (cp === 0x1b) {
+    const code = text.charCodeAt(i);
+    if (code >= 0x20 && code <= 0x7e) {
+      out.unit(code, fromOf(view, i), toOf(view, i));
+      i++;
+      continue;
+    }
+    if (code === 0x1b) {
       i += escapeLength(text, i);
       continue;
     }
-    const char = String.fromCodePoint(cp);
-    if (!((cp >= 0x20 && cp <= 0x7e) || !INVISIBLE.test(char))) {
-      i += width;
-      continue;
-    }
-    for (let k = 0; k < width; k++) out.push(text[i + k]!, fromOf(view, i + k), toOf(view, i + k));
+    const cp = text.codePointAt(i)!;
+    const width = cp > 0xffff ? 2 : 1;
+    if (!invisible(cp)) for (let k = i; k < i + width; k++) out.unit(text.charCodeAt(k), fromOf(view, k), toOf(view, k));
     i += width;
   }
   return out.view();
 }
 
-const SIMPLE_ESCAPES: Record<string, string> = { '"': '"', "'": "'", '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '0': '\0' };
+/** What `\X` stands for, by X's code. */
+const SIMPLE_ESCAPES = new Map<number, number>(
+  Object.entries({ '"': '"', "'": "'", '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '0': '\0' }).map(([k, v]) => [
+    k.charCodeAt(0),
+    v.charCodeAt(0),
+  ]),
+);
 
 /** How many bytes a UTF-8 sequence starting with `lead` has; 0 for a byte that cannot start one. */
 function utf8Length(lead: number): number {
@@ -180,54 +261,55 @@ function utf8Length(lead: number): number {
 function decode(view: View): View | null {
   const { text } = view;
   if (!/\\|%[0-9a-fA-F]{2}/.test(text)) return null;
-  const out = new Builder();
-  const span = (i: number, length: number): [number, number] => [fromOf(view, i), toOf(view, i + length - 1)];
+  const out = new Builder(text.length);
   for (let i = 0; i < text.length; ) {
-    const c = text[i]!;
-    if (c === '\\') {
-      const next = text[i + 1];
-      if (next === 'u' && [2, 3, 4, 5].every((k) => isHex(text[i + k]))) {
-        out.push(String.fromCharCode(parseInt(text.slice(i + 2, i + 6), 16)), ...span(i, 6));
+    const c = text.charCodeAt(i);
+    if (c === 0x5c) {
+      const next = text.charCodeAt(i + 1);
+      // \u, and \U as an upper-cased \u shows.
+      const u = next === 0x75 || next === 0x55 ? hexAt(text, i + 2, 4) : -1;
+      if (u >= 0) {
+        out.unit(u, fromOf(view, i), toOf(view, i + 5));
         i += 6;
         continue;
       }
-      const braced = next === 'u' ? /^\\u\{([0-9a-fA-F]{1,6})\}/.exec(text.slice(i, i + 10)) : null;
-      if (braced && parseInt(braced[1]!, 16) <= 0x10ffff) {
-        out.push(String.fromCodePoint(parseInt(braced[1]!, 16)), ...span(i, braced[0].length));
-        i += braced[0].length;
+      const braced = next === 0x75 ? bracedAt(text, i) : undefined;
+      if (braced) {
+        out.codePoint(braced.cp, fromOf(view, i), toOf(view, i + braced.length - 1));
+        i += braced.length;
         continue;
       }
-      if (next === 'x' && isHex(text[i + 2]) && isHex(text[i + 3])) {
-        out.push(String.fromCharCode(parseInt(text.slice(i + 2, i + 4), 16)), ...span(i, 4));
+      const x = next === 0x78 ? hexAt(text, i + 2, 2) : -1;
+      if (x >= 0) {
+        out.unit(x, fromOf(view, i), toOf(view, i + 3));
         i += 4;
         continue;
       }
-      if (next !== undefined && SIMPLE_ESCAPES[next] !== undefined) {
-        out.push(SIMPLE_ESCAPES[next]!, ...span(i, 2));
+      const simple = SIMPLE_ESCAPES.get(next);
+      if (simple !== undefined) {
+        out.unit(simple, fromOf(view, i), toOf(view, i + 1));
         i += 2;
         continue;
       }
-    } else if (c === '%' && isHex(text[i + 1]) && isHex(text[i + 2])) {
-      const lead = parseInt(text.slice(i + 1, i + 3), 16);
-      const length = utf8Length(lead);
-      const bytes = [lead];
-      for (let k = 1; k < length; k++) {
-        const at = i + 3 * k;
-        if (text[at] !== '%' || !isHex(text[at + 1]) || !isHex(text[at + 2])) break;
-        const byte = parseInt(text.slice(at + 1, at + 3), 16);
-        if ((byte & 0xc0) !== 0x80) break;
-        bytes.push(byte);
-      }
-      if (length > 0 && bytes.length === length) {
-        out.push(Buffer.from(bytes).toString('utf8'), ...span(i, 3 * length));
-        i += 3 * length;
+    } else if (c === 0x25) {
+      const lead = hexAt(text, i + 1, 2);
+      if (lead >= 0) {
+        const length = utf8Length(lead);
+        let cp = length === 1 ? lead : lead & (0xff >> (length + 1));
+        let k = 1;
+        for (; k < length; k++) {
+          const at = i + 3 * k;
+          const byte = text.charCodeAt(at) === 0x25 ? hexAt(text, at + 1, 2) : -1;
+          if (byte < 0 || (byte & 0xc0) !== 0x80) break;
+          cp = (cp << 6) | (byte & 0x3f);
+        }
+        // A byte that does not start (or end) a UTF-8 sequence stands for nothing readable: dropped, as an invisible one.
+        if (length > 0 && k === length) out.codePoint(cp, fromOf(view, i), toOf(view, i + 3 * length - 1));
+        i += length > 0 && k === length ? 3 * length : 3;
         continue;
       }
-      // A byte that is not UTF-8 stands for nothing readable: it is dropped, as an invisible one.
-      i += 3;
-      continue;
     }
-    out.push(c, fromOf(view, i), toOf(view, i));
+    out.unit(c, fromOf(view, i), toOf(view, i));
     i++;
   }
   return out.view();
@@ -251,22 +333,27 @@ function views(text: string): View[] {
 /** The ranges of the original text that a view's matches cover. */
 function matches(view: View, forms: Forms): Array<[number, number]> {
   const found: Array<[number, number]> = [];
-  const { text } = view;
+  // In any case: a token upper-cased for display (an order's type, its side) shows just as much.
+  const text = asciiLower(view.text);
   const mark = (start: number, end: number) => found.push([fromOf(view, start), toOf(view, end - 1)]);
   for (const form of forms.exact) {
     for (let at = text.indexOf(form); at >= 0; at = text.indexOf(form, at + 1)) mark(at, at + form.length);
   }
-  if (forms.grams.size > 0) {
+  if (forms.grams.size > 0 && text.length >= MIN_FRAGMENT) {
     let runStart = -1;
     let runEnd = -1;
-    for (let i = 0; i + MIN_FRAGMENT <= text.length; i++) {
-      if (!forms.grams.has(text.slice(i, i + MIN_FRAGMENT))) continue;
-      if (runStart >= 0 && i <= runEnd) runEnd = i + MIN_FRAGMENT;
-      else {
-        if (runStart >= 0) mark(runStart, runEnd);
-        runStart = i;
-        runEnd = i + MIN_FRAGMENT;
+    let h = hashOf(text, 0);
+    for (let i = 0; ; i++) {
+      if (forms.hashes.has(h) && forms.grams.has(text.slice(i, i + MIN_FRAGMENT))) {
+        if (runStart >= 0 && i <= runEnd) runEnd = i + MIN_FRAGMENT;
+        else {
+          if (runStart >= 0) mark(runStart, runEnd);
+          runStart = i;
+          runEnd = i + MIN_FRAGMENT;
+        }
       }
+      if (i + MIN_FRAGMENT >= text.length) break;
+      h = (Math.imul(h - Math.imul(text.charCodeAt(i), HASH_TOP), HASH_BASE) + text.charCodeAt(i + MIN_FRAGMENT)) & HASH_MASK;
     }
     if (runStart >= 0) mark(runStart, runEnd);
   }
@@ -282,16 +369,13 @@ function atoms(text: string): { start: Int32Array; end: Int32Array } {
   const end = new Int32Array(text.length);
   for (let i = 0; i < text.length; ) {
     let length = 1;
-    const c = text[i];
-    if (c === '\\' && i + 1 < text.length) {
-      const braced = /^\\u\{[0-9a-fA-F]{1,6}\}/.exec(text.slice(i, i + 10));
-      if (braced) length = braced[0].length;
-      else if (text[i + 1] === 'u' && [2, 3, 4, 5].every((k) => isHex(text[i + k]))) length = 6;
-      else if (text[i + 1] === 'x' && isHex(text[i + 2]) && isHex(text[i + 3])) length = 4;
-      else length = 2;
-    } else if (c === '%' && isHex(text[i + 1]) && isHex(text[i + 2])) length = 3;
-    else if (c === '\x1b') length = escapeLength(text, i);
-    else if (/[\ud800-\udbff]/.test(c!) && /[\udc00-\udfff]/.test(text[i + 1] ?? '')) length = 2;
+    const c = text.charCodeAt(i);
+    if (c === 0x5c && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      length = bracedAt(text, i)?.length ?? ((next === 0x75 || next === 0x55) && hexAt(text, i + 2, 4) >= 0 ? 6 : next === 0x78 && hexAt(text, i + 2, 2) >= 0 ? 4 : 2);
+    } else if (c === 0x25 && hexAt(text, i + 1, 2) >= 0) length = 3;
+    else if (c === 0x1b) length = escapeLength(text, i);
+    else if (between(c, 0xd800, 0xdbff) && between(text.charCodeAt(i + 1), 0xdc00, 0xdfff)) length = 2;
     for (let k = i; k < i + length; k++) {
       start[k] = i;
       end[k] = i + length;

@@ -33,6 +33,9 @@ describe('redact', () => {
     ['base64url', Buffer.from(TOKEN).toString('base64url')],
     ['base64 inside longer base64, one byte off', b64(`x${TOKEN}yz`)],
     ['base64 inside longer base64, two bytes off', b64(`xy${TOKEN}z`)],
+    ['upper-cased', TOKEN.toUpperCase()],
+    ['lower-cased', TOKEN.toLowerCase()],
+    ['\\u escapes upper-cased (\\U0048)', uEscapes(TOKEN).toUpperCase()],
     ['clipped at a cut', `${TOKEN.slice(0, 30)}…`],
     ['its tail after a cut', `…${TOKEN.slice(-MIN_FRAGMENT)}`],
     [`${MIN_FRAGMENT} characters from its middle`, TOKEN.slice(10, 10 + MIN_FRAGMENT)],
@@ -91,5 +94,7 @@ describe('redact', () => {
 
   it('stripInvisible removes controls and invisible characters only', () => {
     expect(stripInvisible('a\u200bb\u00adc\u202ed\x1be\nf\u2028g\ud800h é ✓')).toBe('abcd' + 'efgh é ✓');
+    // A terminal sequence goes whole, not only its ESC.
+    expect(stripInvisible('\x1b]0;owned\x07\x1b[2J\x1b[31mred\x1b[0m')).toBe('red');
   });
 });

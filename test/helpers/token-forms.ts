@@ -2,15 +2,15 @@
  * Looks for a token in text the way a reader could recover it, independently of the redactor in
  * src/config/redact.ts: invisible and control characters (and terminal escapes) removed, JSON /
  * `\u` escapes and percent-encoding decoded (three layers), and every run that could be base64
- * decoded at each alignment. Any MIN_FRAGMENT-character piece of the token found in any of those
- * readings is a leak.
+ * decoded at each alignment. Any LEAK_FRAGMENT-character piece of the token found in any of those
+ * readings, in any case, is a leak.
  */
 export const LEAK_FRAGMENT = 8;
 
 const INVISIBLE = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/gu;
 
 function unescape(text: string): string {
-  return text.replace(/\\u\{([0-9a-fA-F]{1,6})\}|\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})|\\(.)/g, (_all, braced, u, x, other: string | undefined) => {
+  return text.replace(/\\u\{([0-9a-fA-F]{1,6})\}|\\[uU]([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})|\\(.)/g, (_all, braced, u, x, other: string | undefined) => {
     if (braced) return String.fromCodePoint(Math.min(parseInt(braced, 16), 0x10ffff));
     if (u) return String.fromCharCode(parseInt(u, 16));
     if (x) return String.fromCharCode(parseInt(x, 16));
@@ -39,12 +39,12 @@ export function readings(text: string): string[] {
   return [...out];
 }
 
-/** The pieces of `token` (LEAK_FRAGMENT characters, or all of a shorter one) found in `text`. */
+/** The pieces of `token` (LEAK_FRAGMENT characters, or all of a shorter one) found in `text`, in either case. */
 export function leaks(text: string, token: string): string[] {
   const size = Math.min(LEAK_FRAGMENT, token.length);
   const pieces = new Set<string>();
-  for (let i = 0; i + size <= token.length; i++) pieces.add(token.slice(i, i + size));
+  for (let i = 0; i + size <= token.length; i++) pieces.add(token.slice(i, i + size).toLowerCase());
   const found = new Set<string>();
-  for (const reading of readings(text)) for (const piece of pieces) if (reading.includes(piece)) found.add(piece);
+  for (const reading of readings(text).map((r) => r.toLowerCase())) for (const piece of pieces) if (reading.includes(piece)) found.add(piece);
   return [...found];
 }

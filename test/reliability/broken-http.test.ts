@@ -101,7 +101,7 @@ describe.concurrent('trade place --backend http against a broken server', () => 
 
   it('a message that would drive the terminal is shown without its control characters, and cut short (exit 1)', async () => {
     const result = await place('escapes');
-    const shown = `]0;owned[2JRejected: ${'x'.repeat(500)}`.slice(0, 499);
+    const shown = `Rejected: ${'x'.repeat(500)}`.slice(0, 499);
     expect(result).toEqual({ code: 1, stdout: '', stderr: `Error: ${shown}…\n` });
   });
 
