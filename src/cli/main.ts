@@ -2,9 +2,9 @@
  * run(argv, deps) → exit code. The only place that maps errors to exit codes; nothing else exits.
  */
 import type { Env } from '../config/paths.js';
+import { redact } from '../config/redact.js';
 import { CancelledError, ExitCode, IncompleteError, RejectedError, TradeError } from '../order/errors.js';
 import { createContext, type ContextOptions } from './context.js';
-import { redact } from '../config/redact.js';
 import { createIo, type InputStream, type Io, type OutputStream } from './io.js';
 import { VERSION } from '../version.js';
 
