@@ -86,9 +86,10 @@ function compile(secrets: readonly string[]): Forms {
   for (const secret of secrets) {
     if (secret.length === 0) continue;
     if (secret.length < MIN_FRAGMENT) {
-      // Too short to be told apart in pieces: the token whole, and its base64 as a value of its own.
+      // Too short to be told apart in pieces: the token whole, its base64 as a value of its own,
+      // and inside longer base64 where that is long enough not to be any word.
       const base64 = Buffer.from(secret, 'utf8').toString('base64').replace(/=+$/, '');
-      exact.push(secret, base64, base64.replace(/\+/g, '-').replace(/\//g, '_'));
+      exact.push(secret, base64, base64.replace(/\+/g, '-').replace(/\//g, '_'), ...base64Cores(secret).filter((core) => core.length >= 6));
       continue;
     }
     for (const form of [secret, ...base64Cores(secret)]) {

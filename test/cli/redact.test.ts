@@ -85,6 +85,11 @@ describe('redact', () => {
     expect(redact('a k3y-7 b k3y-7k3y-7 c', ['k3y-7'])).toBe(`a ${REDACTED} b ${REDACTED} c`);
     expect(redact(`x ${b64('k3y-7').replace(/=+$/, '')} y`, ['k3y-7'])).toBe(`x ${REDACTED} y`);
     expect(redact('k3y- 3y-7', ['k3y-7'])).toBe('k3y- 3y-7');
+    for (const around of ['x', 'xy']) {
+      const line = `data ${b64(`${around}k3y-7 and more`)} end`;
+      expect(leaks(line, 'k3y-7').length).toBeGreaterThan(0);
+      expect(leaks(redact(line, ['k3y-7']), 'k3y-7')).toEqual([]);
+    }
   });
 
   it('redacts every secret given', () => {
