@@ -73,7 +73,7 @@ export function helpWidth(stream: OutputStream, env: Env): number | undefined {
  * A stream whose text passes through `redact` on its way out; everything else (isTTY, columns,
  * events, cursor moves) is the stream's own.
  */
-export function redactingStream<T extends OutputStream>(stream: T, redact: (text: string) => string): T {
+function redactingStream<T extends OutputStream>(stream: T, redact: (text: string) => string): T {
   return new Proxy(stream, {
     get(target, property) {
       if (property === 'write') {
