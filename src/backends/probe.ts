@@ -6,6 +6,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { serviceRoot } from '../config/keys.js';
+import { stripInvisible } from '../config/redact.js';
 
 /** `disconnected`: the service answered and took the token, but its trading platform is not connected (408). */
 export type ProbeStatus = 'ok' | 'auth-refused' | 'disconnected' | 'unreachable' | 'unexpected';
@@ -44,11 +45,11 @@ function parsed(text: string): unknown {
   }
 }
 
-/** The service's words in an error body, either form, kept short for a one-line report. */
+/** The service's words in an error body, either form, printable and kept short for a one-line report. */
 function serviceError(body: unknown): string | undefined {
   const { error, detail } = (body ?? {}) as { error?: unknown; detail?: unknown };
   if (typeof error !== 'string') return undefined;
-  const said = typeof detail === 'string' ? `${error}: ${detail}` : error;
+  const said = stripInvisible(typeof detail === 'string' ? `${error}: ${detail}` : error);
   return said.length > 200 ? `${said.slice(0, 199)}…` : said;
 }
 

@@ -12,7 +12,7 @@ import {
   RejectedError,
 } from '../order/errors.js';
 import { type ArgsOf, OPERATIONS, type OperationName, type OperationSpec, pathParams, type ReplyOf, wsApiFor } from '../service/operations.js';
-import { printable as escapeUnprintable } from '../order/schema.js';
+import { stripInvisible } from '../config/redact.js';
 import { type ErrorBody, failureOf, ntSpelling, parseReply } from '../service/shapes.js';
 
 /** The service's words for a rate limit (§7.1), the only reply that is safe to send again. */
@@ -31,11 +31,12 @@ export function outcomeUnknown(why: string, effect: string, cause?: unknown): Ne
 const MAX_MESSAGE_CHARS = 500;
 
 /**
- * Text from the server made safe to print: unprintable characters shown as \u escapes (the
- * schema's rule), so a hostile reply cannot drive the terminal, and an over-long message cut short.
+ * Text from the server made safe to print: control and invisible characters removed, so a hostile
+ * reply cannot drive the terminal — nor hide a token from the redactor behind a zero-width
+ * character or its `\u200b` escape — and an over-long message cut short.
  */
 export function printable(text: string): string {
-  const safe = escapeUnprintable(text);
+  const safe = stripInvisible(text);
   if (safe.length <= MAX_MESSAGE_CHARS) return safe;
   // Never cut between the two halves of a character outside the BMP.
   const end = /[\ud800-\udbff]/.test(safe[MAX_MESSAGE_CHARS - 2]!) ? MAX_MESSAGE_CHARS - 2 : MAX_MESSAGE_CHARS - 1;

@@ -12,7 +12,7 @@
  */
 import WebSocket from 'ws';
 import { NetworkError } from '../order/errors.js';
-import { printable } from '../order/schema.js';
+import { stripInvisible } from '../config/redact.js';
 import { OPERATIONS, type OperationSpec, wsApiFor } from '../service/operations.js';
 import { openSocket } from './ws-handshake.js';
 import { checkTransport, outcomeUnknown, readReply, type RemoteOptions, rpcArgs, wsStatus } from './remote.js';
@@ -139,7 +139,7 @@ export function createWsBackend(options: WsBackendOptions): WsBackend {
           connection = undefined;
           stopHeartbeat();
           failAll(`the connection to ${host} closed before the reply`);
-          if (!closing) reportLost(code, printable(reason.toString('utf8')));
+          if (!closing) reportLost(code, stripInvisible(reason.toString('utf8')));
         });
         if (eventListeners.size > 0) startHeartbeat(socket);
         return socket;

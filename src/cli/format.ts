@@ -1,12 +1,14 @@
 /**
  * Human renderings of results, read from the service's shapes (src/service/shapes.ts) on every
  * backend. Data only; the caller chooses the stream. Text that came from a remote service goes
- * through `printable`, so a hostile reply cannot drive the terminal.
+ * through `shown`: its control and invisible characters are removed, so a hostile reply can
+ * neither drive the terminal nor hide a token from the redactor.
  */
 import type { ChalkInstance } from 'chalk';
 import type { CallResult } from '../backends/types.js';
 import type { PriceOutcome } from '../engine/engine.js';
-import { describeOrder, type Order, printable } from '../order/schema.js';
+import { stripInvisible as shown } from '../config/redact.js';
+import { describeOrder, type Order } from '../order/schema.js';
 import type { OrderObject, OrderRead, PositionRead } from '../service/shapes.js';
 import { fitTable, type FittedTable } from './io.js';
 
@@ -20,9 +22,9 @@ export function formatMoney(amount: number | undefined): string {
   return amount === undefined ? '—' : amount.toFixed(2);
 }
 
-const text = (value: unknown): string => (typeof value === 'string' ? printable(value) : value === undefined ? '—' : printable(String(value)));
+const text = (value: unknown): string => (typeof value === 'string' ? shown(value) : value === undefined ? '—' : shown(String(value)));
 /** `Buy` → `BUY`, `StopMarket` → `STOPMARKET`: the spelling the flags take. */
-const upper = (value: string | undefined): string => (value === undefined ? '—' : printable(value.toUpperCase()));
+const upper = (value: string | undefined): string => (value === undefined ? '—' : shown(value.toUpperCase()));
 
 /** How an order stands: "filled 1 @ 4500.25", "filled 1 at an unknown price …", "working". */
 export function orderStatus(order: OrderRead): string {
@@ -31,7 +33,7 @@ export function orderStatus(order: OrderRead): string {
       ? `filled ${order.filled ?? order.quantity} at an unknown price (no price is known for ${text(order.instrument)})`
       : `filled ${order.filled ?? order.quantity} @ ${formatPrice(order.averageFillPrice)}`;
   }
-  return order.orderState === undefined ? 'unknown' : printable(order.orderState.toLowerCase());
+  return order.orderState === undefined ? 'unknown' : shown(order.orderState.toLowerCase());
 }
 
 /** `key  value` rows, aligned. */
@@ -52,7 +54,7 @@ export function describeObject(order: OrderRead): string {
 function bracketRows(brackets: OrderObject[] | undefined): Array<[string, string]> {
   return (brackets ?? []).map((b) => [
     b.name === 'Stop1' ? 'stop-loss' : 'target',
-    `${describeObject(b)} ${upper(b.timeInForce)}, ${orderStatus(b)} (order ${b.orderId})`,
+    `${describeObject(b)} ${upper(b.timeInForce)}, ${orderStatus(b)} (order ${shown(b.orderId)})`,
   ]);
 }
 
@@ -70,7 +72,7 @@ export function formatOrderResult(
   if (kind === 'reverse') {
     lines.push(c.green(`Reversed ${order.instrument} in ${account}`));
     const closing = detail?.closingOrder;
-    if (closing) pairs.push(['closed', `${upper(closing.orderAction)} ${closing.quantity} MARKET, ${orderStatus(closing)} (order ${closing.orderId})`]);
+    if (closing) pairs.push(['closed', `${upper(closing.orderAction)} ${closing.quantity} MARKET, ${orderStatus(closing)} (order ${shown(closing.orderId)})`]);
     const cancelled = detail?.cancelledOrderIds?.length ?? 0;
     if (cancelled > 0) pairs.push(['cancelled', `${cancelled} working order${cancelled === 1 ? '' : 's'}`]);
     pairs.push(['placed', describeOrder(order)]);
@@ -78,9 +80,9 @@ export function formatOrderResult(
     lines.push(c.green(`${kind === 'replace' ? 'Replaced with' : 'Placed'} ${describeOrder(order)}`));
     const cancelled = detail?.cancelledOrderIds ?? [];
     if (kind === 'replace' && cancelled.length > 0) pairs.push(['cancelled', cancelled.join(', ')]);
-    if (detail?.closingOrder) pairs.push(['closed', `${upper(detail.closingOrder.orderAction)} ${detail.closingOrder.quantity} MARKET, ${orderStatus(detail.closingOrder)} (order ${detail.closingOrder.orderId})`]);
+    if (detail?.closingOrder) pairs.push(['closed', `${upper(detail.closingOrder.orderAction)} ${detail.closingOrder.quantity} MARKET, ${orderStatus(detail.closingOrder)} (order ${shown(detail.closingOrder.orderId)})`]);
   }
-  pairs.push(['order id', printable(result.value.orderId)]);
+  pairs.push(['order id', shown(result.value.orderId)]);
   pairs.push(['account', account]);
   if (detail?.order) pairs.push(['status', orderStatus(detail.order)]);
   if (kind === 'place' && detail?.cancelledOrderIds?.length) pairs.push(['cancelled', `${detail.cancelledOrderIds.join(', ')}`]);
@@ -116,7 +118,7 @@ export function formatOrders(orders: OrderRead[], width?: number): FittedTable {
   return fitTable(
     ['ORDER ID', 'ACCOUNT', 'INSTRUMENT', 'ACTION', 'QTY', 'TYPE', 'LIMIT', 'STOP', 'TIF', 'STATE', 'FILLED', 'AVG FILL', 'TIME'],
     orders.map((o) => [
-      printable(o.orderId),
+      shown(o.orderId),
       text(o.account),
       text(o.instrument),
       upper(o.orderAction),
@@ -161,7 +163,7 @@ export function formatPriceOutcome(outcome: PriceOutcome, brackets: OrderObject[
 
 export function formatCancelResult(result: CallResult<'Cancel'>, account: string, backendLabel: string, c: ChalkInstance): string[] {
   const pairs: Array<[string, string]> = [];
-  const id = printable(result.value.orderId);
+  const id = shown(result.value.orderId);
   const others = result.detail?.cancelledOrderIds?.filter((other) => other !== result.value.orderId) ?? [];
   for (const other of others) pairs.push(['also cancelled', `${other} (OCO)`]);
   pairs.push(['account', result.detail?.order?.account ?? account]);
@@ -181,7 +183,7 @@ export function formatCloseResult(result: CallResult<'ClosePosition'>, backendLa
   const detail = result.detail;
   if (detail?.closingOrder) {
     const closing = detail.closingOrder;
-    pairs.push(['closed', `${upper(closing.orderAction)} ${closing.quantity} MARKET, ${orderStatus(closing)} (order ${closing.orderId})`]);
+    pairs.push(['closed', `${upper(closing.orderAction)} ${closing.quantity} MARKET, ${orderStatus(closing)} (order ${shown(closing.orderId)})`]);
   }
   const n = detail?.cancelledOrderIds?.length ?? 0;
   if (n > 0) pairs.push(['cancelled', `${n} working order${n === 1 ? '' : 's'}`]);

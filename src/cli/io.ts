@@ -24,6 +24,11 @@ export interface Io {
   out(line?: string): void;
   /** One line of message to stderr. */
   err(line?: string): void;
+  /**
+   * One line of data to stdout that a person asked to contain the token (`config get|list
+   * --show-token`): the only line that is not redacted.
+   */
+  outSecret(line: string): void;
   /** Colours for stdout and for stderr, each decided by its own stream. */
   color: ChalkInstance;
   errColor: ChalkInstance;
@@ -64,11 +69,43 @@ export function helpWidth(stream: OutputStream, env: Env): number | undefined {
   return terminalWidth(stream, env) ?? columnsFromEnv(env);
 }
 
-export function createIo(streams: { stdin: InputStream; stdout: OutputStream; stderr: OutputStream }, env: Env): Io {
+/**
+ * A stream whose text passes through `redact` on its way out; everything else (isTTY, columns,
+ * events, cursor moves) is the stream's own.
+ */
+function redactingStream<T extends OutputStream>(stream: T, redact: (text: string) => string): T {
+  return new Proxy(stream, {
+    get(target, property) {
+      if (property === 'write') {
+        return (chunk: unknown, ...rest: unknown[]) => {
+          const text = typeof chunk === 'string' ? chunk : chunk instanceof Uint8Array ? Buffer.from(chunk).toString('utf8') : chunk;
+          return (target.write as (...args: unknown[]) => unknown).call(target, typeof text === 'string' ? redact(text) : text, ...rest);
+        };
+      }
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/**
+ * The command's streams. With `redact`, everything written to stdout and stderr (lines, tables,
+ * JSON, prompts, help, progress) passes through it first: the one output sink of main's context.
+ */
+export function createIo(
+  streams: { stdin: InputStream; stdout: OutputStream; stderr: OutputStream },
+  env: Env,
+  redact?: (text: string) => string,
+): Io {
+  const stdout = redact ? redactingStream(streams.stdout, redact) : streams.stdout;
+  const stderr = redact ? redactingStream(streams.stderr, redact) : streams.stderr;
   return {
-    ...streams,
-    out: (line = '') => void streams.stdout.write(`${line}\n`),
-    err: (line = '') => void streams.stderr.write(`${line}\n`),
+    stdin: streams.stdin,
+    stdout,
+    stderr,
+    out: (line = '') => void stdout.write(`${line}\n`),
+    err: (line = '') => void stderr.write(`${line}\n`),
+    outSecret: (line) => void streams.stdout.write(`${line}\n`),
     color: new Chalk({ level: colorLevel(env, streams.stdout) }),
     errColor: new Chalk({ level: colorLevel(env, streams.stderr) }),
     width: terminalWidth(streams.stdout, env),

@@ -2,6 +2,7 @@
  * run(argv, deps) → exit code. The only place that maps errors to exit codes; nothing else exits.
  */
 import type { Env } from '../config/paths.js';
+import { redact } from '../config/redact.js';
 import { CancelledError, ExitCode, IncompleteError, RejectedError, TradeError } from '../order/errors.js';
 import { createContext, type ContextOptions } from './context.js';
 import { createIo, type InputStream, type Io, type OutputStream } from './io.js';
@@ -15,7 +16,9 @@ export interface CliDeps extends ContextOptions {
 }
 
 export async function run(argv: string[], deps: CliDeps): Promise<number> {
-  const io = createIo(deps, deps.env);
+  // Every line any command writes, to stdout or stderr, goes through the redactor: whatever a
+  // server echoes back, no form of a known secret (the token) is printed.
+  const io = createIo(deps, deps.env, (text) => redact(text, ctx.secrets()));
   const ctx = createContext(io, deps.env, deps);
   // Scripts ask for the version often; it needs no command tree, so commander is not even loaded.
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
@@ -32,7 +35,7 @@ export async function run(argv: string[], deps: CliDeps): Promise<number> {
     await program.parseAsync(argv, { from: 'user' });
     return ExitCode.ok;
   } catch (error) {
-    return report(error, io, argv.includes('--json'), ctx.secrets());
+    return report(error, io, argv.includes('--json'));
   }
 }
 
@@ -42,13 +45,8 @@ function isCommanderError(error: unknown): error is { exitCode: number; code: st
   return typeof code === 'string' && code.startsWith('commander.') && typeof (error as { exitCode?: unknown }).exitCode === 'number';
 }
 
-/** A last guard: whatever an error carries, a known secret is never printed. */
-function redact(text: string, secrets: string[]): string {
-  return secrets.filter((s) => s.length > 0).reduce((t, s) => t.split(s).join('[redacted]'), text);
-}
-
-function report(error: unknown, rawIo: Io, json: boolean, secrets: string[]): number {
-  const io: Io = { ...rawIo, out: (l = '') => rawIo.out(redact(l, secrets)), err: (l = '') => rawIo.err(redact(l, secrets)) };
+/** The error's report; io redacts it like every other line. */
+function report(error: unknown, io: Io, json: boolean): number {
   if (isCommanderError(error)) {
     // Commander has already printed its message (or the help / version text).
     return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;

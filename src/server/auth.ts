@@ -3,6 +3,7 @@
  * goes into a message, and the comparison takes the same time whatever the offered token is.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createRedactor } from '../config/redact.js';
 
 export type AuthOutcome = 'ok' | 'missing' | 'invalid';
 
@@ -33,8 +34,11 @@ export function createAuthenticator(token: string): (authorization: string | str
   };
 }
 
-/** Removes the token from a line before it is written anywhere (request URLs may carry it by mistake). */
+/**
+ * Removes the token from a line before it is written anywhere (a request URL or a WebSocket id
+ * may carry it, by mistake or on purpose): the CLI's own redactor, so every form it knows —
+ * percent-encoded, escaped, base64, clipped — is `[redacted]` in the log too.
+ */
 export function createScrubber(token: string): (line: string) => string {
-  const forms = [...new Set([token, encodeURIComponent(token)])];
-  return (line) => forms.reduce((text, form) => text.split(form).join('***'), line);
+  return createRedactor([token]);
 }

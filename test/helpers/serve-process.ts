@@ -25,11 +25,13 @@ export interface StartOptions {
   /** Flags for node itself, before the bin (e.g. --require a test fixture). */
   nodeArgs?: string[];
   extraEnv?: Env;
+  /** More flags for `trade serve` (e.g. --log). */
+  args?: string[];
 }
 
 /** Starts `trade serve --port 0` on env's store; resolves once it says where it listens. */
 export function startServe(env: Env, token: string, options: StartOptions = {}): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, 'serve', '--port', '0'], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, 'serve', '--port', '0', ...(options.args ?? [])], {
     env: { PATH: process.env.PATH, ...env, ...options.extraEnv, TRADE_SERVE_TOKEN: token },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

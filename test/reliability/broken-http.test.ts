@@ -99,9 +99,9 @@ describe.concurrent('trade place --backend http against a broken server', () => 
     expect(server.count(account)).toBe(1);
   });
 
-  it('a message that would drive the terminal is shown escaped, and cut short (exit 1)', async () => {
+  it('a message that would drive the terminal is shown without its control characters, and cut short (exit 1)', async () => {
     const result = await place('escapes');
-    const shown = `\\u001b]0;owned\\u0007\\u001b[2J\\u202eRejected: ${'x'.repeat(500)}`.slice(0, 499);
+    const shown = `Rejected: ${'x'.repeat(500)}`.slice(0, 499);
     expect(result).toEqual({ code: 1, stdout: '', stderr: `Error: ${shown}…\n` });
   });
 

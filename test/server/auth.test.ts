@@ -43,7 +43,7 @@ describe('authenticator', () => {
 
   it('scrubs the token, plain or URL-encoded, from a line', () => {
     const scrub = createScrubber('a+b/c=');
-    expect(scrub('GET /x?token=a+b/c= and a%2Bb%2Fc%3D')).toBe('GET /x?token=*** and ***');
+    expect(scrub('GET /x?token=a+b/c= and a%2Bb%2Fc%3D')).toBe('GET /x?token=[redacted] and [redacted]');
   });
 });
 
@@ -159,8 +159,8 @@ describe('--log lines', () => {
       const expected = [
         `POST ${PLACE} 200`,
         'GET /v1/api/positions 401',
-        'GET /v1/api/positions\\?token=\\*\\*\\* 200',
-        'GET /v1/api/nothing/\\*\\*\\* 404',
+        'GET /v1/api/positions\\?token=\\[redacted\\] 200',
+        'GET /v1/api/nothing/\\[redacted\\] 404',
         'GET /ws/stream 101',
         "WS PlaceOrder id='r1' 200",
         "WS 'Nope' id='r2' 404",

@@ -1,4 +1,5 @@
-import { parseAccountName, printable } from '../../order/schema.js';
+import { stripInvisible as shown } from '../../config/redact.js';
+import { parseAccountName } from '../../order/schema.js';
 import type { AccountRead } from '../../service/shapes.js';
 import { accountFor, callAndPrint, requireEmbedded, type JsonOption } from '../call.js';
 import { using, type CommandContext } from '../context.js';
@@ -18,13 +19,13 @@ function table(accounts: AccountRead[], width?: number): string[] {
   return fitTable(
     ['ACCOUNT', 'CASH', 'NET LIQUIDATION', 'REALIZED TODAY', 'UNREALIZED', 'BUYING POWER', 'STATUS'],
     accounts.map((a) => [
-      printable(a.name),
+      shown(a.name),
       money(a, 'cashValue'),
       money(a, 'netLiquidation'),
       money(a, 'realizedProfitLoss'),
       money(a, 'unrealizedProfitLoss'),
       money(a, 'buyingPower'),
-      printable(a.status ?? '—'),
+      shown(a.status ?? '—'),
     ]),
     { width, optional: ['STATUS', 'BUYING POWER', 'UNREALIZED', 'REALIZED TODAY'] },
   ).lines;

@@ -1,3 +1,4 @@
+import { stripInvisible as shown } from '../../config/redact.js';
 import { UsageError, parseAll } from '../../order/errors.js';
 import { parseArgs } from '../../service/operations.js';
 import { accountFor, callAndPrint, type JsonOption } from '../call.js';
@@ -27,7 +28,7 @@ export async function runClose(ctx: CommandContext, options: CloseOptions): Prom
     const account = await accountFor(ctx, options.account, 'close');
     const [args] = parseAll([() => parseArgs('CloseStrategy', { account, strategyId: options.strategy }, 'client')], { hint });
     await callAndPrint(ctx, 'CloseStrategy', args, options, (result, backend) => [
-      ctx.io.color.green(`Closed ATM strategy ${result.value.strategyId}`),
+      ctx.io.color.green(`Closed ATM strategy ${shown(result.value.strategyId)}`),
       ...rows([['account', account], ['backend', backend]]),
     ]);
     return;

@@ -88,23 +88,30 @@ export async function runConfigUnset(ctx: CommandContext, key: string): Promise<
   ctx.io.err(`Unset ${k} (profile ${profile})`);
 }
 
+/** Where data goes: redacted like all output, unless the person asked to see the token. */
+function dataOut(ctx: CommandContext, options: ConfigShowOptions): (line: string) => void {
+  return options.showToken ? ctx.io.outSecret : ctx.io.out;
+}
+
 export async function runConfigGet(ctx: CommandContext, key: string, options: ConfigShowOptions): Promise<void> {
   const k = requireKey(key);
   const settings = await ctx.settings();
   const entry = effective(settings).find((e) => e.key === k)!;
   if (entry.problem) throw entry.problem.error;
   const value = shown(entry, options.showToken ?? false);
+  const out = dataOut(ctx, options);
   if (options.json) {
-    ctx.io.out(JSON.stringify({ key: k, value: value ?? null, source: entry.source }));
+    out(JSON.stringify({ key: k, value: value ?? null, source: entry.source }));
     return;
   }
   if (value === undefined) throw new ConfigError(`${k} is not set (profile ${settings.profile})`, { code: 'not_set' });
-  ctx.io.out(value);
+  out(value);
 }
 
 export async function runConfigList(ctx: CommandContext, options: ConfigShowOptions): Promise<void> {
   const settings = await ctx.settings();
   const entries = effective(settings);
+  const out = dataOut(ctx, options);
   if (options.json) {
     const values = Object.fromEntries(
       entries.map((e) => [
@@ -114,7 +121,7 @@ export async function runConfigList(ctx: CommandContext, options: ConfigShowOpti
           : { value: shown(e, options.showToken ?? false) ?? null, source: e.source },
       ]),
     );
-    ctx.io.out(JSON.stringify({ profile: settings.profile, path: configPath(ctx.env), values }));
+    out(JSON.stringify({ profile: settings.profile, path: configPath(ctx.env), values }));
   } else {
     ctx.io.err(`profile ${settings.profile} (${configPath(ctx.env)})`);
     const rows = entries.map((e) => [
@@ -122,7 +129,7 @@ export async function runConfigList(ctx: CommandContext, options: ConfigShowOpti
       e.problem ? shownProblem(e.problem) : (shown(e, options.showToken ?? false) ?? '(not set)'),
       e.source,
     ]);
-    for (const line of table(['KEY', 'VALUE', 'SOURCE'], rows)) ctx.io.out(line);
+    for (const line of table(['KEY', 'VALUE', 'SOURCE'], rows)) out(line);
   }
   failOnProblems(settings);
 }

@@ -1,5 +1,5 @@
 import { parseAll } from '../../order/errors.js';
-import { printable } from '../../order/schema.js';
+import { stripInvisible as shown } from '../../config/redact.js';
 import { parseArgs } from '../../service/operations.js';
 import type { ExecutionRead } from '../../service/shapes.js';
 import { accountFor, allPages, callAndPrint, type JsonOption } from '../call.js';
@@ -18,15 +18,15 @@ function table(executions: ExecutionRead[], width?: number): string[] {
   return fitTable(
     ['EXECUTION ID', 'TIME', 'INSTRUMENT', 'SIDE', 'QTY', 'PRICE', 'POSITION', 'ORDER ID', 'NAME'],
     executions.map((e) => [
-      printable(e.id),
-      printable(e.time ?? '—'),
-      printable(e.instrument ?? '—'),
+      shown(e.id),
+      shown(e.time ?? '—'),
+      shown(e.instrument ?? '—'),
       e.marketPosition === 'Long' ? 'BUY' : e.marketPosition === 'Short' ? 'SELL' : '—',
       String(e.quantity ?? '—'),
       formatPrice(e.price),
       String(e.position ?? '—'),
-      printable(e.orderId ?? '—'),
-      printable(e.name ?? ''),
+      shown(e.orderId ?? '—'),
+      shown(e.name ?? ''),
     ]),
     { width, optional: ['NAME', 'ORDER ID', 'POSITION', 'TIME'] },
   ).lines;

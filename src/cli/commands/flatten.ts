@@ -3,7 +3,7 @@ import { parseArgs } from '../../service/operations.js';
 import { accountFor, callAndPrint, type JsonOption } from '../call.js';
 import type { CommandContext } from '../context.js';
 import { closedPosition, rows } from '../format.js';
-import { printable } from '../../order/schema.js';
+import { stripInvisible as shown } from '../../config/redact.js';
 import { atTerminal } from '../order-prompts.js';
 import type { PositionRead } from '../../service/shapes.js';
 
@@ -20,7 +20,7 @@ const CONFIRMATION = 'flatten everything';
 
 /** What a flatten did, as aligned lines: each position closed, the orders cancelled, where. */
 function flattened(positions: PositionRead[], cancelled: number, backend: string, withAccount: boolean): string[] {
-  const pairs: Array<[string, string]> = positions.map((p) => ['closed', `${withAccount ? `${printable(p.account ?? '—')} ` : ''}${closedPosition(p)}`]);
+  const pairs: Array<[string, string]> = positions.map((p) => ['closed', `${withAccount ? `${shown(p.account ?? '—')} ` : ''}${closedPosition(p)}`]);
   if (cancelled > 0) pairs.push(['cancelled', `${cancelled} working order${cancelled === 1 ? '' : 's'}`]);
   pairs.push(['backend', backend]);
   return rows(pairs);

@@ -3,7 +3,7 @@ import { parseOrderId } from '../../order/schema.js';
 import { accountFor, callAndPrint, type JsonOption } from '../call.js';
 import type { CommandContext } from '../context.js';
 import { describeObject, formatPrice, orderStatus, rows } from '../format.js';
-import { printable } from '../../order/schema.js';
+import { stripInvisible as shown } from '../../config/redact.js';
 
 export interface OrderOptions extends JsonOption {
   account?: string;
@@ -15,7 +15,7 @@ export interface OrderOptions extends JsonOption {
 function lifecycleLines(body: Record<string, unknown>): string[] {
   const events = Array.isArray(body.events) ? (body.events as Array<Record<string, unknown>>) : [];
   if (events.length === 0) return ['No events.'];
-  const text = (v: unknown) => (v === undefined || v === null ? '—' : printable(typeof v === 'string' ? v : JSON.stringify(v)));
+  const text = (v: unknown) => (v === undefined || v === null ? '—' : shown(typeof v === 'string' ? v : JSON.stringify(v)));
   return events.map((e) => `${text(e.timestamp)}  ${text(e.source)}  ${text(e.event)}`);
 }
 
@@ -29,22 +29,22 @@ export async function runOrder(ctx: CommandContext, rawOrderId: string, options:
     return;
   }
   if (options.status) {
-    await callAndPrint(ctx, 'GetOrderStatus', { account, orderId }, options, (result) => [printable(result.value.status)]);
+    await callAndPrint(ctx, 'GetOrderStatus', { account, orderId }, options, (result) => [shown(result.value.status)]);
     return;
   }
   await callAndPrint(ctx, 'GetOrder', { account, orderId }, options, (result, backend) => {
     const o = result.value;
     const pairs: Array<[string, string]> = [
-      ['order id', printable(o.orderId)],
-      ['account', printable(o.account ?? account)],
+      ['order id', shown(o.orderId)],
+      ['account', shown(o.account ?? account)],
       ['status', orderStatus(o)],
     ];
-    if (o.timeInForce) pairs.push(['tif', printable(o.timeInForce.toUpperCase())]);
-    if (o.ocoId || o.oco) pairs.push(['oco', printable(o.ocoId || o.oco || '')]);
-    if (o.ownerStrategy) pairs.push(['strategy', `${printable(o.ownerStrategy.name)} (${printable(o.ownerStrategy.id)})`]);
+    if (o.timeInForce) pairs.push(['tif', shown(o.timeInForce.toUpperCase())]);
+    if (o.ocoId || o.oco) pairs.push(['oco', shown(o.ocoId || o.oco || '')]);
+    if (o.ownerStrategy) pairs.push(['strategy', `${shown(o.ownerStrategy.name)} (${shown(o.ownerStrategy.id)})`]);
     if (o.limitPriceChanged) pairs.push(['changed limit', formatPrice(o.limitPriceChanged)]);
     if (o.stopPriceChanged) pairs.push(['changed stop', formatPrice(o.stopPriceChanged)]);
-    if (o.time) pairs.push(['time', printable(o.time)]);
+    if (o.time) pairs.push(['time', shown(o.time)]);
     pairs.push(['backend', backend]);
     return [describeObject(o), ...rows(pairs)];
   });

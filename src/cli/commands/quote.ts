@@ -1,6 +1,6 @@
 import type { CallResult } from '../../backends/types.js';
 import { parseAll } from '../../order/errors.js';
-import { printable } from '../../order/schema.js';
+import { stripInvisible as shown } from '../../config/redact.js';
 import { parseArgs } from '../../service/operations.js';
 import type { JsonOption } from '../call.js';
 import { using, type CommandContext } from '../context.js';
@@ -21,7 +21,7 @@ export async function runQuote(ctx: CommandContext, instruments: string[], optio
   const table = fitTable(
     ['INSTRUMENT', 'LAST', 'BID', 'ASK', 'OPEN', 'HIGH', 'LOW', 'CLOSE', 'VOLUME', 'TIME'],
     [result.value].flat().map((q) => [
-      printable(q.instrument),
+      shown(q.instrument),
       formatPrice(q.last),
       formatPrice(q.bid),
       formatPrice(q.ask),
@@ -30,7 +30,7 @@ export async function runQuote(ctx: CommandContext, instruments: string[], optio
       formatPrice(q.low),
       formatPrice(q.close),
       String(q.volume ?? '—'),
-      printable(q.quoteTime ?? '—'),
+      shown(q.quoteTime ?? '—'),
     ]),
     { width: ctx.io.width, optional: ['TIME', 'CLOSE', 'OPEN', 'VOLUME', 'LOW', 'HIGH'] },
   );

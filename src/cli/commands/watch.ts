@@ -5,7 +5,8 @@
  * the updates come from on each backend is watch-feeds.ts's business.
  */
 import { parseAll, UsageError } from '../../order/errors.js';
-import { parseAccountName, parseInstrument, printable } from '../../order/schema.js';
+import { stripInvisible as shown } from '../../config/redact.js';
+import { parseAccountName, parseInstrument } from '../../order/schema.js';
 import type { PnlAccountRead, PnlUpdateRead } from '../../service/events.js';
 import type { OrderRead, QuoteRead } from '../../service/shapes.js';
 import { using, type CommandContext } from '../context.js';
@@ -75,11 +76,11 @@ async function watch(ctx: CommandContext, what: string, deps: WatchDeps, feed: (
 
 /** The local time of day, for lines a person scans. */
 const clock = (ms: number = Date.now()) => new Date(ms).toTimeString().slice(0, 8);
-const text = (value: string | undefined) => (value === undefined ? '—' : printable(value));
+const text = (value: string | undefined) => (value === undefined ? '—' : shown(value));
 
 export function quoteLine(q: QuoteRead): string {
   return [
-    printable(q.instrument),
+    shown(q.instrument),
     `last ${formatPrice(q.last)}`,
     `bid ${formatPrice(q.bid)}`,
     `ask ${formatPrice(q.ask)}`,
@@ -93,7 +94,7 @@ export function quoteLine(q: QuoteRead): string {
 function positionsText(account: PnlAccountRead): string {
   const open = (account.positions ?? []).filter((p) => p.quantity > 0);
   if (open.length === 0) return 'flat';
-  return open.map((p) => `${printable(p.instrument)} ${p.marketPosition} ${p.quantity} @ ${formatPrice(p.averagePrice)}`).join(', ');
+  return open.map((p) => `${shown(p.instrument)} ${p.marketPosition} ${p.quantity} @ ${formatPrice(p.averagePrice)}`).join(', ');
 }
 
 export function pnlLines(update: PnlUpdateRead): string[] {
@@ -111,7 +112,7 @@ export function pnlLines(update: PnlUpdateRead): string[] {
 }
 
 export function orderLine(o: OrderRead): string {
-  return [clock(), text(o.account), printable(o.orderId), describeObject(o), orderStatus(o)].join('  ');
+  return [clock(), text(o.account), shown(o.orderId), describeObject(o), orderStatus(o)].join('  ');
 }
 
 export async function runWatchQuotes(ctx: CommandContext, rawInstruments: string[], options: WatchOptions, deps: WatchDeps = {}): Promise<void> {
