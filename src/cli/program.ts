@@ -263,9 +263,9 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
 
   const price = program
     .command('price')
-    .summary('Set and list last prices on the embedded engine')
+    .summary('Set, replay, random-walk and list last prices on the embedded engine')
     .description('Set and list last prices on the embedded engine; a new price fills the working orders it crosses.')
-    .addHelpText('after', examples(`trade price set "ES 09-25" 4500.25`, 'trade price list'));
+    .addHelpText('after', examples(`trade price set "ES 09-25" 4500.25`, 'trade price list', 'trade price replay es-bars.csv --instrument ES --speed 60', 'trade price random ES --start 5000 --seed 7'));
   price
     .command('set')
     .description('Set the last price of an instrument and fill the working orders it crosses, oldest first.')
@@ -276,6 +276,38 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .action(async (instrument: string, value: string, options) => {
       const { runPriceSet } = await import('./commands/price.js');
       await runPriceSet(ctx, instrument, value, options);
+    });
+  price
+    .command('replay')
+    .description(
+      "Replay ticks or bars from a CSV or NDJSON file into the engine's last prices, filling the working orders they cross, at --speed times the file's pace (0 or max: as fast as possible, a backtest). CSV has a header naming its columns: time (ISO 8601 or epoch seconds/ms; no zone means UTC), price for a tick or open,high,low,close for a bar, volume and instrument optional. A bar's prices are set open, low, high, close when it closed at or above its open, else open, high, low, close. The whole file is checked (times in order, prices on the tick) before the first price is set. Ctrl-C stops it between two prices, exit 0.",
+    )
+    .argument('<file>', 'a .csv or .ndjson file of ticks or bars')
+    .option('--instrument <instrument>', "the instrument of records that name none: 'ES 09-25', ES, ES1!, ESU5")
+    .option('--speed <n>', "times real time from the file's times (default 1); 0 or max: as fast as possible")
+    .option('--json', 'print a summary object on stdout at the end')
+    .addHelpText('after', examples('trade price replay es-bars.csv --instrument ES --speed 60', 'trade price replay ticks.ndjson --speed max --json'))
+    .action(async (file: string, options) => {
+      const { runPriceReplay } = await import('./commands/price-feed.js');
+      await runPriceReplay(ctx, file, options);
+    });
+  price
+    .command('random')
+    .description(
+      "Move an instrument's last price by a seeded random walk on its tick grid, filling the working orders it crosses: one step every --interval ms, each up to --max-ticks ticks either way. The same --seed, --start and sizes give the same prices. Ctrl-C stops it, exit 0.",
+    )
+    .argument('<instrument>', "instrument: 'ES 09-25', or ES, ES1!, ESU5")
+    .option('--start <price>', 'the first price to walk from (default: the last price)')
+    .option('--seed <n>', 'a whole number from 0 to 4294967295 (default: a random one, printed at the end)')
+    .option('--steps <n>', 'stop after this many steps (default: until Ctrl-C)')
+    .option('--interval <ms>', 'milliseconds between steps (default 1000; 0: as fast as possible)')
+    .option('--max-ticks <n>', 'the most ticks one step moves (default 4)')
+    .option('--tick-size <size>', 'the tick of an instrument the contract table does not have')
+    .option('--json', 'print a summary object on stdout at the end')
+    .addHelpText('after', examples('trade price random ES --start 5000 --seed 7', 'trade price random "NQ 12-26" --steps 500 --interval 0 --seed 42 --json'))
+    .action(async (instrument: string, options) => {
+      const { runPriceRandom } = await import('./commands/price-feed.js');
+      await runPriceRandom(ctx, instrument, options);
     });
   price
     .command('list')

@@ -43,6 +43,8 @@ describe('help', () => {
       'flatten',
       'price',
       'price set',
+      'price replay',
+      'price random',
       'price list',
       'atm',
       'atm add',

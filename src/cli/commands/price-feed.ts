@@ -1,0 +1,222 @@
+/**
+ * `trade price replay FILE` and `trade price random INSTRUMENT`: price sources run in the
+ * foreground on the embedded engine. Each price is one `price set` (one transaction, filling the
+ * working orders it crosses); a status line is kept at a terminal; Ctrl-C stops between two prices
+ * with exit 0 and the summary.
+ */
+import { readFile } from 'node:fs/promises';
+import { parseAll, UsageError } from '../../order/errors.js';
+import { parseInstrument, parsePrice } from '../../order/schema.js';
+import type { Engine } from '../../engine/engine.js';
+import { checkTicks, type FeedRecord, onTick, nearestTicks, parseFeed, randomWalk, tickSizeOf } from '../../engine/price-feed.js';
+import { requireEmbedded } from '../call.js';
+import { using, type CommandContext } from '../context.js';
+import { formatPrice } from '../format.js';
+import { numberOrText } from '../order-flags.js';
+import { untilSignal } from '../signals.js';
+
+export interface ReplayOptions {
+  instrument?: string;
+  speed?: string;
+  json?: boolean;
+}
+
+export interface RandomOptions {
+  start?: string;
+  seed?: string;
+  steps?: string;
+  interval?: string;
+  maxTicks?: string;
+  tickSize?: string;
+  json?: boolean;
+}
+
+/** What a run did, printed at its end. */
+interface Tally {
+  records: number;
+  prices: number;
+  fills: number;
+  cancelled: number;
+  brackets: number;
+  last: Map<string, number>;
+  stopped?: string;
+}
+
+const newTally = (): Tally => ({ records: 0, prices: 0, fills: 0, cancelled: 0, brackets: 0, last: new Map() });
+
+/** `--speed`: a multiple of real time from the file's times, or 0 (`max`) for as fast as the store writes. */
+export function parseSpeed(text: string | undefined): number {
+  if (text === undefined) return 1;
+  if (text.trim().toLowerCase() === 'max') return 0;
+  const speed = /^\s*\d+(\.\d+)?\s*$/.test(text) ? Number(text) : NaN;
+  if (!Number.isFinite(speed) || speed < 0 || speed > 1_000_000)
+    throw new UsageError(`--speed must be a number from 0 to 1000000 (times real time; 0 or max: as fast as possible), got '${text}'`);
+  return speed;
+}
+
+function wholeFlag(flag: string, text: string | undefined, min: number, max: number, fallback: number): number {
+  if (text === undefined) return fallback;
+  const value = /^\s*\d+\s*$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, got '${text}'`);
+  return value;
+}
+
+/** Waits, or less when the run is stopped meanwhile. */
+function pause(ms: number, stopped: Promise<string>): Promise<void> {
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    void stopped.then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/** Sets one price and counts what it did. */
+function setOne(engine: Engine, tally: Tally, instrument: string, price: number): void {
+  if (tally.last.get(instrument) === price) return;
+  const outcome = engine.setPrice(instrument, price);
+  tally.prices++;
+  tally.fills += outcome.fills.length;
+  tally.cancelled += outcome.cancelledOrderIds.length;
+  tally.brackets += outcome.bracketOrders.length;
+  tally.last.set(instrument, price);
+}
+
+/** A one-line status at a terminal, rewritten in place at most ten times a second. */
+function statusLine(ctx: CommandContext): { show(text: string): void; done(): void } {
+  const tty = ctx.io.stderr.isTTY === true;
+  let shown = 0;
+  let width = 0;
+  return {
+    show(text) {
+      if (!tty || Date.now() - shown < 100) return;
+      shown = Date.now();
+      const line = text.slice(0, Math.max(20, (ctx.io.stderr.columns ?? 80) - 1));
+      ctx.io.stderr.write(`\r${line.padEnd(width)}`);
+      width = line.length;
+    },
+    done() {
+      if (tty && width > 0) ctx.io.stderr.write(`\r${' '.repeat(width)}\r`);
+    },
+  };
+}
+
+function printTally(ctx: CommandContext, what: string, tally: Tally, json: boolean | undefined, extra: Record<string, unknown> = {}): void {
+  const last = Object.fromEntries(tally.last);
+  if (json) {
+    ctx.io.out(JSON.stringify({ ...extra, records: tally.records, prices: tally.prices, fills: tally.fills, cancelledOrders: tally.cancelled, bracketOrders: tally.brackets, lastPrices: last, ...(tally.stopped ? { stopped: tally.stopped } : {}), success: true }));
+    return;
+  }
+  const prices = [...tally.last].map(([i, p]) => `${i} ${formatPrice(p)}`).join(', ') || 'none';
+  ctx.io.out(`${tally.stopped ? `Stopped (${tally.stopped}) after` : 'Done:'} ${what}`);
+  ctx.io.out(`  last price  ${prices}`);
+  ctx.io.out(`  fills       ${tally.fills}${tally.brackets ? `, ${tally.brackets} bracket orders placed` : ''}${tally.cancelled ? `, ${tally.cancelled} orders cancelled` : ''}`);
+}
+
+/**
+ * Replays a file of ticks or bars into the engine's last prices at `--speed` times the file's
+ * pace. The whole file is read and checked (times in order, prices positive and on the tick,
+ * bars consistent, an instrument for every record) before the first price is set.
+ */
+export async function runPriceReplay(ctx: CommandContext, file: string, options: ReplayOptions): Promise<void> {
+  const speed = parseSpeed(options.speed);
+  const fallback = options.instrument === undefined ? undefined : parseAll<[string]>([() => parseInstrument(options.instrument)], { hint: 'Nothing was replayed.' })[0];
+  await requireEmbedded(ctx, 'price replay');
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`Cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message}`, {
+      hint: 'Nothing was replayed.',
+    });
+  }
+  const records = parseFeed(file, text);
+  const resolved = new Map<string, string>();
+  const instrumentOf = (record: FeedRecord): string => {
+    if (record.instrument === undefined) {
+      if (fallback === undefined) throw new UsageError(`${file}, line ${record.line}: instrument: is required (a column, or --instrument for the whole file)`, { hint: 'Nothing was replayed.' });
+      return fallback;
+    }
+    let instrument = resolved.get(record.instrument);
+    if (instrument === undefined) {
+      instrument = parseAll<[string]>([() => parseInstrument(record.instrument)], { hint: `Nothing was replayed (${file}, line ${record.line}).` })[0];
+      resolved.set(record.instrument, instrument);
+    }
+    return instrument;
+  };
+  checkTicks(file, records, instrumentOf);
+  const bars = records.filter((r) => r.kind === 'bar').length;
+  const stop = untilSignal();
+  let stopped: string | undefined;
+  void stop.stopped.then((reason) => (stopped = reason));
+  const status = statusLine(ctx);
+  const tally = newTally();
+  try {
+    await using(await ctx.openEngine(), async (engine) => {
+      for (const [i, record] of records.entries()) {
+        if (i > 0 && speed > 0) await pause((record.time - records[i - 1]!.time) / speed, stop.stopped);
+        if (stopped) break;
+        const instrument = instrumentOf(record);
+        for (const price of record.prices) setOne(engine, tally, instrument, price);
+        tally.records++;
+        status.show(`${instrument} ${formatPrice(tally.last.get(instrument)!)}  ${new Date(record.time).toISOString().slice(0, 19)}Z  record ${i + 1}/${records.length}  fills ${tally.fills}`);
+      }
+    });
+  } finally {
+    stop.dispose();
+    status.done();
+  }
+  tally.stopped = stopped;
+  const span = `${new Date(records[0]!.time).toISOString()} to ${new Date(records[Math.max(0, tally.records - 1)]!.time).toISOString()}`;
+  const what = `replayed ${tally.records} of ${records.length} records (${bars} bars, ${records.length - bars} ticks) from ${span}`;
+  printTally(ctx, what, tally, options.json, { file });
+}
+
+/**
+ * A seeded random walk on the instrument's tick grid, one price every `--interval` ms (0: as
+ * fast as possible) for `--steps` prices, or until Ctrl-C. The seed is printed, so a run can be
+ * repeated exactly.
+ */
+export async function runPriceRandom(ctx: CommandContext, rawInstrument: string, options: RandomOptions): Promise<void> {
+  const [instrument] = parseAll<[string]>([() => parseInstrument(rawInstrument)], { hint: "Nothing was changed. Run 'trade price random --help' for examples." });
+  const seed = wholeFlag('--seed', options.seed, 0, 4_294_967_295, Math.floor(Math.random() * 4_294_967_296));
+  const steps = wholeFlag('--steps', options.steps, 1, 100_000_000, Infinity);
+  const interval = wholeFlag('--interval', options.interval, 0, 3_600_000, 1000);
+  const maxTicks = wholeFlag('--max-ticks', options.maxTicks, 1, 1000, 4);
+  const tickSize = tickSizeOf(instrument) ?? (options.tickSize === undefined ? undefined : parseAll<[number]>([() => parsePrice(numberOrText(options.tickSize))])[0]);
+  if (tickSize === undefined)
+    throw new UsageError(`--tick-size is needed: ${instrument} is not in the contract table`, { hint: 'Nothing was changed. e.g. --tick-size 0.01' });
+  await requireEmbedded(ctx, 'price random');
+  const stop = untilSignal();
+  let stopped: string | undefined;
+  void stop.stopped.then((reason) => (stopped = reason));
+  const status = statusLine(ctx);
+  const tally = newTally();
+  try {
+    await using(await ctx.openEngine(), async (engine) => {
+      const start = options.start === undefined ? engine.lastPrice(instrument) : parseAll<[number]>([() => parsePrice(numberOrText(options.start))])[0];
+      if (start === undefined)
+        throw new UsageError(`No price is known for ${instrument}: give the walk a --start price`, { hint: 'Nothing was changed.' });
+      if (!onTick(instrument, start)) {
+        const [below, above] = nearestTicks(instrument, start);
+        throw new UsageError(`--start ${start} is not a multiple of the tick size ${tickSize}; the nearest valid prices are ${below} and ${above}`, { hint: 'Nothing was changed.' });
+      }
+      const next = randomWalk({ seed, start, tickSize, maxTicks });
+      for (let i = 0; i < steps && !stopped; i++) {
+        if (i > 0) await pause(interval, stop.stopped);
+        if (stopped) break;
+        setOne(engine, tally, instrument, next());
+        tally.records++;
+        status.show(`${instrument} ${formatPrice(tally.last.get(instrument)!)}  step ${i + 1}${Number.isFinite(steps) ? `/${steps}` : ''}  seed ${seed}  fills ${tally.fills}`);
+      }
+    });
+  } finally {
+    stop.dispose();
+    status.done();
+  }
+  tally.stopped = stopped;
+  printTally(ctx, `${tally.records} steps of a random walk of ${instrument} (seed ${seed}, up to ${maxTicks} ticks a step)`, tally, options.json, { instrument, seed });
+}

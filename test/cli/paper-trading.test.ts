@@ -1,0 +1,166 @@
+/**
+ * Paper trading on the embedded engine with a price source (README "Paper trading"): a day of
+ * 1-minute ES bars made here, replayed through the CLI with ATM brackets entered at the open; the
+ * final P&L is asserted in dollars. Also `price random` by seed, and replay refusals.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { BIN, runCli, tempHome } from '../helpers/cli.js';
+
+const ES = 'ES 03-27';
+const homes: Array<{ cleanup(): void }> = [];
+afterEach(() => {
+  for (const home of homes.splice(0)) home.cleanup();
+});
+function home() {
+  const h = tempHome();
+  homes.push(h);
+  return h;
+}
+
+/**
+ * 390 one-minute bars, 08:30–15:00 Chicago (13:30–20:00 UTC on 2026-03-18): the open climbs one
+ * tick every 12 bars from 5000, each bar 2 ticks either side of its open, closing a tick higher on
+ * every 12th bar. So the first high at 5002 is bar 72, and the first at 5004 is bar 168; no low
+ * is ever below 4999.5.
+ */
+function dayOfBars(): string {
+  const lines = ['time,open,high,low,close,volume'];
+  for (let i = 0; i < 390; i++) {
+    const open = 5000 + 0.25 * Math.floor(i / 12);
+    const close = open + (i % 12 === 11 ? 0.25 : 0);
+    const time = new Date(Date.parse('2026-03-18T13:30:00Z') + i * 60_000).toISOString();
+    lines.push(`${time},${open},${open + 0.5},${open - 0.5},${close},${100 + i}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+const json = (text: string) => JSON.parse(text) as Record<string, unknown>;
+
+describe('paper trading with a replayed day of bars', () => {
+  it('fills ATM brackets entered at the open in the bars\' stated order; the P&L is in dollars', async () => {
+    const { env, dir } = home();
+    const file = join(dir, 'es-1min.csv');
+    writeFileSync(file, dayOfBars());
+    const ok = async (argv: string[]) => {
+      const result = await runCli(argv, env);
+      expect(result.code, `${argv.join(' ')}: ${result.stderr}`).toBe(0);
+      return result;
+    };
+    await ok(['accounts', 'add', 'Sim102']);
+    await ok(['atm', 'add', 'Scalp', '--stop-loss', '8', '--profit-target', '16']);
+    await ok(['price', 'set', ES, '5000']);
+    // Long 2 at 5000: stop 4998, target 5004. Short 1 at 5000: stop 5002, target 4996.
+    await ok(['place', '--account', 'Sim101', '--instrument', ES, '--action', 'BUY', '--quantity', '2', '--order-type', 'MARKET', '--tif', 'DAY', '--strategy', 'Scalp']);
+    await ok(['place', '--account', 'Sim102', '--instrument', ES, '--action', 'SELL', '--quantity', '1', '--order-type', 'MARKET', '--tif', 'DAY', '--strategy', 'Scalp']);
+
+    const replay = await ok(['price', 'replay', file, '--instrument', ES, '--speed', 'max', '--json']);
+    expect(json(replay.stdout)).toMatchObject({ records: 390, fills: 2, cancelledOrders: 2, lastPrices: { [ES]: 5008 }, success: true });
+
+    // The short's stop is touched at bar 72's high (5002) and fills there: −2 points × $50.
+    // The long's target fills at its limit, 5004, at bar 168: +4 points × 2 × $50.
+    const sim101 = json((await ok(['account', 'Sim101', '--json'])).stdout);
+    const sim102 = json((await ok(['account', 'Sim102', '--json'])).stdout);
+    expect(sim101).toMatchObject({ name: 'Sim101', item: { realizedProfitLoss: 400, cashValue: 100_400, unrealizedProfitLoss: 0 } });
+    expect(sim102).toMatchObject({ name: 'Sim102', item: { realizedProfitLoss: -100, cashValue: 99_900, unrealizedProfitLoss: 0 } });
+    const exits = (account: string) =>
+      ok(['executions', '--account', account, '--lookback', '900', '--json']).then((r) =>
+        (json(r.stdout).executions as Array<Record<string, unknown>>).map((e) => [e.name, e.marketPosition ?? e.action, e.quantity, e.price]),
+      );
+    expect((await exits('Sim101')).map((e) => [e[0], e[2], e[3]])).toEqual([['Entry', 2, 5000], ['Exit', 2, 5004]]);
+    expect((await exits('Sim102')).map((e) => [e[0], e[2], e[3]])).toEqual([['Entry', 1, 5000], ['Exit', 1, 5002]]);
+    const orders = (account: string) =>
+      ok(['orders', '--account', account, '--json']).then((r) =>
+        (json(r.stdout).orders as Array<Record<string, unknown>>).map((o) => [o.name, o.orderState, o.averageFillPrice]),
+      );
+    expect(await orders('Sim101')).toEqual([['Entry', 'Filled', 5000], ['Stop1', 'Cancelled', 0], ['Target1', 'Filled', 5004]]);
+    expect(await orders('Sim102')).toEqual([['Entry', 'Filled', 5000], ['Stop1', 'Filled', 5002], ['Target1', 'Cancelled', 0]]);
+    const positions = json((await ok(['positions', '--json'])).stdout);
+    expect(positions).toMatchObject({ positions: [], count: 0 });
+  });
+
+  it('refuses a file with a bad record before setting any price, naming the line and field (exit 2)', async () => {
+    const { env, dir } = home();
+    const file = join(dir, 'bad.csv');
+    writeFileSync(file, 'time,price\n2026-03-18T13:30:00Z,5000\n2026-03-18T13:30:01Z,5000.3\n');
+    const result = await runCli(['price', 'replay', file, '--instrument', ES], env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${file}, line 3: 5000.3 is not a multiple of the tick size 0.25 of ES; the nearest valid prices are 5000.25 and 5000.5`);
+    expect(result.stderr).toContain('Nothing was replayed');
+    expect((await runCli(['price', 'list', '--json'], env)).stdout).toBe('{"prices":[],"success":true}\n');
+    const missing = await runCli(['price', 'replay', join(dir, 'none.csv')], env);
+    expect(missing).toMatchObject({ code: 2 });
+    expect(missing.stderr).toContain('none.csv: no such file');
+    writeFileSync(file, 'time,price\n2026-03-18T13:30:00Z,5000\n');
+    const noInstrument = await runCli(['price', 'replay', file], env);
+    expect(noInstrument.code).toBe(2);
+    expect(noInstrument.stderr).toContain('line 2: instrument: is required (a column, or --instrument for the whole file)');
+    const remote = await runCli(['--backend', 'http', 'price', 'replay', file, '--instrument', ES], env);
+    expect(remote.code).toBe(2);
+    expect(remote.stderr).toContain('trade price replay belongs to the simulator');
+  });
+
+  it('replays at --speed times the file\'s pace (a 2 s file at 10× takes about 0.2 s)', async () => {
+    const { env, dir } = home();
+    const file = join(dir, 'ticks.ndjson');
+    writeFileSync(file, ['{"time":"2026-03-18T13:30:00Z","price":5000}', '{"time":"2026-03-18T13:30:01Z","price":5000.25}', '{"time":"2026-03-18T13:30:02Z","price":5000.5,"instrument":"NQ 03-27"}'].join('\n'));
+    const started = Date.now();
+    const result = await runCli(['price', 'replay', file, '--instrument', ES, '--speed', '10', '--json'], env);
+    const elapsed = Date.now() - started;
+    expect(result.code, result.stderr).toBe(0);
+    expect(json(result.stdout)).toMatchObject({ records: 3, prices: 3, lastPrices: { [ES]: 5000.25, 'NQ 03-27': 5000.5 } });
+    // Waited for the file's gaps (a lower bound only: how fast it runs is for bench/, not tests).
+    expect(elapsed).toBeGreaterThanOrEqual(190);
+  });
+});
+
+describe('trade price random', () => {
+  it('is reproducible by seed on fresh stores (prices and fills alike), and stays on the tick grid', async () => {
+    const runWalk = async (seed: string) => {
+      const { env } = home();
+      await runCli(['price', 'set', ES, '5000'], env);
+      await runCli(['place', '--account', 'Sim101', '--instrument', ES, '--action', 'BUY', '--quantity', '1', '--order-type', 'LIMIT', '--limit-price', '4990', '--tif', 'GTC'], env);
+      const result = await runCli(['price', 'random', ES, '--seed', seed, '--steps', '400', '--interval', '0', '--json'], env);
+      expect(result.code, result.stderr).toBe(0);
+      const prices = (json((await runCli(['quote', ES, '--json'], env)).stdout) as { last: number }).last;
+      return { summary: json(result.stdout), prices };
+    };
+    const a = await runWalk('7');
+    const b = await runWalk('7');
+    const c = await runWalk('8');
+    expect(a).toEqual(b);
+    expect(a.summary).toMatchObject({ instrument: ES, seed: 7, records: 400, success: true });
+    expect(c.summary.lastPrices).not.toEqual(a.summary.lastPrices);
+    const last = (a.summary.lastPrices as Record<string, number>)[ES]!;
+    expect(Number.isInteger(last / 0.25)).toBe(true);
+  });
+
+  it('stops on SIGINT with exit 0 and a summary', async () => {
+    const { env } = home();
+    const child = spawn(process.execPath, [BIN, 'price', 'random', ES, '--start', '5000', '--seed', '1', '--interval', '20'], {
+      env: { PATH: process.env.PATH, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    // Steps are being taken once the store has a tick past the start.
+    const { queryStore } = await import('../helpers/cli.js');
+    const deadline = Date.now() + 10_000;
+    const ticks = () => {
+      try {
+        return (queryStore(env, 'SELECT COUNT(*) AS n FROM ticks')[0] as { n: number }).n;
+      } catch {
+        return 0;
+      }
+    };
+    while (ticks() < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    child.kill('SIGINT');
+    expect(await exited, stderr).toBe(0);
+    expect(stdout).toMatch(/^Stopped \(SIGINT\) after \d+ steps of a random walk of ES 03-27 \(seed 1, up to 4 ticks a step\)/);
+  });
+});
