@@ -310,6 +310,19 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
       await runPriceRandom(ctx, instrument, options);
     });
   price
+    .command('follow')
+    .description(
+      "Follow live quotes from the remote service into the simulator: the service's quotes of the instruments (the WebSocket marketData stream with --from ws, GetQuote polled within the request budget with --from http), read with this profile's URL and token, become the embedded engine's last prices as they change and fill the working orders they cross. Orders stay in the simulator: only quotes are read. One line per price (--json: NDJSON) until Ctrl-C, exit 0; a lost connection exits 4.",
+    )
+    .argument('<instrument...>', "one or more instruments: 'ES 09-25', ES, ES1!, ESU5")
+    .option('--from <backend>', "http or ws: where the quotes come from (default: the profile's backend when remote, else ws)")
+    .option('--json', 'NDJSON: one {"instrument","price","fills","time"} per price set')
+    .addHelpText('after', examples('trade price follow ES NQ', 'trade price follow "CL 01-27" --from http --json'))
+    .action(async (instruments: string[], options) => {
+      const { runPriceFollow } = await import('./commands/price-feed.js');
+      await runPriceFollow(ctx, instruments, options);
+    });
+  price
     .command('list')
     .description('List the last price of every instrument.')
     .option('--json', 'print {"prices":[...],"success":true} on stdout')

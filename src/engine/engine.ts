@@ -11,7 +11,7 @@ import { type Core, lastPrice, newEffects, newOrderId } from './core.js';
 import { expireDayOrders, hasExpiredDayOrders } from './expiry.js';
 import { sweep } from './fills.js';
 import { cancelWithGroup } from './oco.js';
-import { closeOpenPosition, placeOrder } from './orders.js';
+import { assertOnTick, closeOpenPosition, placeOrder } from './orders.js';
 import {
   type FillRow,
   type OrderRow,
@@ -127,6 +127,7 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
   const market = createMarket(db);
 
   const setPrice = write((time, instrument: string, price: number) => {
+    assertOnTick('price', instrument, price);
     const previousPrice = lastPrice(core, instrument) ?? null;
     q.upsertPrice.run(instrument, price, time);
     q.insertTick.run(instrument, price, time);

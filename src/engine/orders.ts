@@ -8,9 +8,24 @@ import { findTemplate } from './atm.js';
 import { type Core, lastPrice } from './core.js';
 import { fillOrder, work } from './fills.js';
 import { stopIsTouched } from './matching.js';
+import { nearestTicks, onTick, tickSizeOf } from './price-feed.js';
 import { assertOcoIdUsable, cancelWithGroup } from './oco.js';
 import { type NewOrderRow, type OrderRow, type PositionRow, toOrder } from './queries.js';
 import type { Effects, OrderOrigin, OrderRecord } from './types.js';
+
+/**
+ * A price must be on its contract's tick grid (§3.1, §10); an instrument the contract table does
+ * not have takes any price. The refusal names the nearest valid prices either side.
+ */
+export function assertOnTick(field: string, instrument: string, price: number | undefined | null): void {
+  if (price === undefined || price === null || onTick(instrument, price)) return;
+  const [below, above] = nearestTicks(instrument, price);
+  const root = instrument.split(' ')[0]!.toUpperCase();
+  throw new RejectedError(
+    `Invalid request: ${field}: ${price} is not a multiple of the tick size ${tickSizeOf(instrument)} of ${root}; the nearest valid prices are ${below} and ${above}`,
+    { code: 'off_tick' },
+  );
+}
 
 /** `requireMarketPosition` (§3.1, §8.7): the account's position in the instrument must be one of the sides listed. */
 export function checkMarketPosition(core: Core, order: Order): void {
@@ -45,6 +60,8 @@ function prepare(core: Core, order: Order, origin: OrderOrigin, time: string, la
       code: 'duplicate_order_id',
     });
   }
+  assertOnTick('limitPrice', order.instrument, order.limitPrice);
+  assertOnTick('stopPrice', order.instrument, order.stopPrice);
   checkGuards(core, order);
   const template = order.strategy === undefined ? undefined : findTemplate(core, order.strategy);
   if (order.ocoId !== undefined) assertOcoIdUsable(core, order.account, order.ocoId);

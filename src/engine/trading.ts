@@ -11,7 +11,7 @@ import { type Core, lastPrice, newEffects } from './core.js';
 import { work } from './fills.js';
 import { stopIsTouched } from './matching.js';
 import { cancelWithGroup } from './oco.js';
-import { checkMarketPosition, closeOpenPosition, placeOrder } from './orders.js';
+import { assertOnTick, checkMarketPosition, closeOpenPosition, placeOrder } from './orders.js';
 import { type OrderRow, type PositionRow, toOrder, toPosition } from './queries.js';
 import type { Effects, OrderRecord, PositionRecord } from './types.js';
 
@@ -189,6 +189,8 @@ export function createTrading({ core, resolveAccount, openPosition, findRow }: T
       const spelled = { MARKET: 'Market', LIMIT: 'Limit', STOPMARKET: 'StopMarket', STOPLIMIT: 'StopLimit' }[type];
       if (limit !== undefined && !NEEDS_LIMIT.has(type)) throw invalid('limitPrice', `a ${spelled} order has no limit price`);
       if (stop !== undefined && !NEEDS_STOP.has(type)) throw invalid('stopPrice', `a ${spelled} order has no stop price`);
+      assertOnTick('limitPrice', row.instrument, limit);
+      assertOnTick('stopPrice', row.instrument, stop);
       const last = lastPrice(core, row.instrument);
       if (stop !== undefined && last !== undefined && !row.triggered && stopIsTouched(row.action, stop, last)) {
         throw invalid('stopPrice', `a ${row.action} stop must be ${row.action === 'BUY' ? 'above' : 'below'} the last price ${last} of ${row.instrument}`);
@@ -239,6 +241,8 @@ export function createTrading({ core, resolveAccount, openPosition, findRow }: T
         throw invalid('action', `${instrument} in account '${account}' is ${held}; a ${action} bracket protects a ${side > 0 ? 'long' : 'short'} position`);
       }
       if (request.takeProfit === undefined && request.stopLoss === undefined) throw invalid('takeProfit', 'give takeProfit, stopLoss or both');
+      assertOnTick('takeProfit', instrument, request.takeProfit);
+      assertOnTick('stopLoss', instrument, request.stopLoss);
       const last = lastPrice(core, instrument);
       if (last !== undefined) {
         if (request.takeProfit !== undefined && (request.takeProfit - last) * side <= 0)

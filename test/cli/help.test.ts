@@ -45,6 +45,7 @@ describe('help', () => {
       'price set',
       'price replay',
       'price random',
+      'price follow',
       'price list',
       'atm',
       'atm add',

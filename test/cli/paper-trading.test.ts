@@ -7,12 +7,22 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
+import { PassThrough } from 'node:stream';
+import { runPriceFollow } from '../../src/cli/commands/price-feed.js';
+import { createContext } from '../../src/cli/context.js';
+import { createIo } from '../../src/cli/io.js';
+import type { Env } from '../../src/config/paths.js';
+import { createEngine } from '../../src/engine/engine.js';
 import { BIN, runCli, tempHome } from '../helpers/cli.js';
+import { startReferenceDouble, type ReferenceDouble } from '../helpers/reference-double.js';
 
 const ES = 'ES 03-27';
 const homes: Array<{ cleanup(): void }> = [];
-afterEach(() => {
+let double: ReferenceDouble | undefined;
+afterEach(async () => {
   for (const home of homes.splice(0)) home.cleanup();
+  await double?.close();
+  double = undefined;
 });
 function home() {
   const h = tempHome();
@@ -164,3 +174,65 @@ describe('trade price random', () => {
     expect(stdout).toMatch(/^Stopped \(SIGINT\) after \d+ steps of a random walk of ES 03-27 \(seed 1, up to 4 ticks a step\)/);
   });
 });
+
+describe('trade price follow: live quotes from the service into the simulator', () => {
+  /** A follow run in-process, with captured streams and a stop the test pulls. */
+  function inProcess(env: Env) {
+    const capture = () => ({ text: '', isTTY: false, write(chunk: string) { this.text += chunk; return true; } });
+    const stdout = capture();
+    const stderr = capture();
+    const ctx = createContext(createIo({ stdin: new PassThrough(), stdout, stderr }, env), env);
+    let pull: (reason: string) => void = () => undefined;
+    const stopWhen = () => ({ stopped: new Promise<string>((resolve) => (pull = resolve)), dispose: () => undefined });
+    return { ctx, stdout, stderr, lines: () => stdout.text.split('\n').slice(0, -1), deps: { stopWhen }, stop: () => pull('SIGINT') };
+  }
+  async function until(what: string, check: () => boolean, ms = 5_000): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (!check()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  for (const from of ['ws', 'http'] as const) {
+    it(`--from ${from}, against the reference double: each new quote is the engine's last price and fills what it crosses; only quotes are read`, async () => {
+      double = await startReferenceDouble();
+      double.setPrice(ES, 5000);
+      const { env } = home();
+      const sell = await runCli(['place', '--account', 'Sim101', '--instrument', ES, '--action', 'SELL', '--quantity', '1', '--order-type', 'LIMIT', '--limit-price', '5002', '--tif', 'GTC'], env);
+      expect(sell.code, sell.stderr).toBe(0);
+      const run = inProcess({ ...env, TRADE_BASE_URL: `${double.url}/v1/api`, TRADE_TOKEN: double.token });
+      const done = runPriceFollow(run.ctx, [ES], { from, json: true }, run.deps);
+      await until('the first price', () => run.lines().length === 1);
+      double.setPrice(ES, 5002.5);
+      await until('the second price', () => run.lines().length === 2, 4_000);
+      run.stop();
+      await done;
+      const lines = run.lines().map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(lines.map(({ instrument, price, fills }) => ({ instrument, price, fills }))).toEqual([
+        { instrument: ES, price: 5000, fills: 0 },
+        { instrument: ES, price: 5002.5, fills: 1 },
+      ]);
+      expect(run.stderr.text).toMatch(/Stopped \(SIGINT\) after 2 prices from /);
+      const engine = createEngine(join(env.TRADE_HOME!, 'trade.db'));
+      try {
+        expect(engine.lastPrice(ES)).toBe(5002.5);
+        expect(engine.listOrders({ account: 'Sim101' }).map((o) => [o.state, o.avgFillPrice])).toEqual([['FILLED', 5002]]);
+      } finally {
+        engine.close();
+      }
+      // The service was asked for quotes and nothing else.
+      expect(new Set(double.requests.map((r) => r.api))).toEqual(new Set(from === 'http' ? ['GetQuote'] : []));
+    });
+  }
+
+  it('needs a remote to read from: --from embedded is refused, and a profile without a URL says so', async () => {
+    const { env } = home();
+    const embedded = await runCli(['price', 'follow', ES, '--from', 'embedded'], env);
+    expect(embedded.code).toBe(2);
+    expect(embedded.stderr).toContain("--from must be http or ws (the service the prices come from), got 'embedded'");
+    const noUrl = await runCli(['price', 'follow', ES], env);
+    expect(noUrl.code).toBe(3);
+  });
+});
+

@@ -159,15 +159,17 @@ describe('GetPosition, GetAllPositions, GetPositions (§3.15)', () => {
     ['ZS', 50],
   ])('%s: unrealized P&L is the price move × quantity × %s (§10), negated for a short', (root, pointValue) => {
     const instrument = `${root} 12-25`;
+    // A move on every root's tick grid: 1.5 points, or 3 for the Dow's whole-point tick.
+    const move = root === 'YM' || root === 'MYM' ? 3 : 1.5;
     t.engine.setPrice(instrument, 100);
     place({ instrument, quantity: 2 });
     place({ account: 'Sim102', instrument, action: 'SELL', quantity: 3 });
-    t.engine.setPrice(instrument, 101.5);
+    t.engine.setPrice(instrument, 100 + move);
     expect(ok(t.engine, 'GetPosition', { account: 'Sim101', instrument })).toEqual({
-      ...positionObject({ instrument, marketPosition: 'Long', quantity: 2, averagePrice: 100, marketPrice: 101.5, unrealizedProfitLoss: 3 * pointValue }),
+      ...positionObject({ instrument, marketPosition: 'Long', quantity: 2, averagePrice: 100, marketPrice: 100 + move, unrealizedProfitLoss: 2 * move * pointValue }),
       success: true,
     });
-    expect(ok(t.engine, 'GetPosition', { account: 'Sim102', instrument })).toMatchObject({ marketPosition: 'Short', quantity: 3, unrealizedProfitLoss: -4.5 * pointValue });
+    expect(ok(t.engine, 'GetPosition', { account: 'Sim102', instrument })).toMatchObject({ marketPosition: 'Short', quantity: 3, unrealizedProfitLoss: -3 * move * pointValue });
   });
 
   it('GetAllPositions lists every account, flat ones only with includeFlat; GetPositions one account', () => {

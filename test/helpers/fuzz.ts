@@ -131,7 +131,12 @@ function lookAlike(value: string): fc.Arbitrary<string> {
   return fc.constantFrom(...swaps).map((swap) => value.toUpperCase().replace(swap.toUpperCase(), swap));
 }
 
-const validPrice = fc.oneof(fc.integer({ min: 1, max: 10_000 }), fc.double({ min: 0.01, max: 1e9, noNaN: true }));
+/**
+ * A price valid for every instrument below: whole numbers and quarters are on each one's tick grid
+ * (ES 0.25, CL 0.01, 6E 0.00005, ZN 1/64), which the engine checks (§3.1). Off-grid prices are
+ * the schema fuzz's hostile numbers.
+ */
+const validPrice = fc.oneof(fc.integer({ min: 1, max: 10_000 }), fc.integer({ min: 1, max: 4_000_000_000 }).map((quarters) => quarters / 4));
 const validName = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom('Sim101', 'Sim102', 'sim101', 'g1', 'Scalp') },
   { weight: 1, arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 }) },

@@ -18,7 +18,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATION_NAMES, OPERATIONS } from '../../src/service/operations.js';
 import { BODY_LIMIT } from '../../src/server/limits.js';
-import { assertErrorBody, assertNoPollution, hostileKey, hostileString, hostileValue, orderLike, pollutionAttempt, toJson } from '../helpers/fuzz.js';
+import { assertErrorBody, assertNoPollution, hostileKey, hostileString, hostileValue, orderLike, pollutionAttempt, toJson, validOrder } from '../helpers/fuzz.js';
 import { AUTH, connect, startServer, TOKEN, type Harness, type RpcClient } from './harness.js';
 
 const SEED = 20250911;
@@ -54,6 +54,8 @@ const freshId = fc.constant(null).map(() => `r${nextId++}`);
 
 const args = fc.oneof(
   { weight: 6, arbitrary: orderLike({ withAccount: true }) },
+  // Orders that pass every check often enough that writes are among the frames.
+  { weight: 2, arbitrary: validOrder({ withAccount: true }).map((order) => ({ ...order, account: 'Sim101', strategy: undefined, ocoId: undefined })) },
   { weight: 1, arbitrary: fc.record({ account: fc.constantFrom('Sim101', 'sim101', 'Nope'), instrument: fc.constantFrom('ES 09-25', 'es 09-25', 'ES 13-25') }) },
   {
     weight: 1,

@@ -13,7 +13,7 @@ import { requireEmbedded } from '../call.js';
 import { using, type CommandContext } from '../context.js';
 import { formatPrice } from '../format.js';
 import { numberOrText } from '../order-flags.js';
-import { untilSignal } from '../signals.js';
+import { type StopWhen, untilSignal } from '../signals.js';
 
 export interface ReplayOptions {
   instrument?: string;
@@ -219,4 +219,75 @@ export async function runPriceRandom(ctx: CommandContext, rawInstrument: string,
   }
   tally.stopped = stopped;
   printTally(ctx, `${tally.records} steps of a random walk of ${instrument} (seed ${seed}, up to ${maxTicks} ticks a step)`, tally, options.json, { instrument, seed });
+}
+
+export interface FollowOptions {
+  from?: string;
+  json?: boolean;
+}
+
+/**
+ * Live prices from the remote service into the simulator (the `remote` source): the service's
+ * quotes of the instruments — its WebSocket `marketData` stream with `--from ws`, GetQuote polled
+ * within the request budget with `--from http`, read with the profile's URL and token — set as the
+ * engine's last prices as they change, filling what they cross. Orders stay in the simulator:
+ * nothing but quote reads is sent. Runs until Ctrl-C (exit 0); a lost connection ends it (exit 4).
+ */
+export async function runPriceFollow(ctx: CommandContext, rawInstruments: string[], options: FollowOptions, deps: { stopWhen?: StopWhen } = {}): Promise<void> {
+  const instruments = parseAll(
+    rawInstruments.map((raw) => () => parseInstrument(raw)),
+    { hint: "Nothing was changed. Run 'trade price follow --help' for examples." },
+  ) as string[];
+  const settings = await ctx.settings();
+  const from = options.from ?? (settings.backend === 'embedded' ? 'ws' : settings.backend);
+  if (from !== 'http' && from !== 'ws') throw new UsageError(`--from must be http or ws (the service the prices come from), got '${from}'`);
+  const { openBackend } = await import('../../backends/resolve.js');
+  const { watchQuotes } = await import('../watch-feeds.js');
+  const stop = (deps.stopWhen ?? untilSignal)();
+  const status = statusLine(ctx);
+  const tally = newTally();
+  let problem: string | undefined;
+  try {
+    const remote = await openBackend({ ...settings, backend: from }, ctx.storeFile());
+    await using(remote, async () =>
+      using(await ctx.openEngine(), async (engine) => {
+        const controller = new AbortController();
+        const note = (line: string) => ctx.io.err(ctx.io.errColor.dim(line));
+        note(`Following quotes of ${instruments.join(', ')} from ${remote.label} into the simulator (${engine.file}). Ctrl-C stops.`);
+        const running = watchQuotes({ backend: remote, signal: controller.signal, note, timeoutMs: settings.timeoutMs }, instruments, (quote) => {
+          const instrument = quote.instrument ?? '';
+          const price = quote.last;
+          if (!instruments.includes(instrument) || typeof price !== 'number' || !(price > 0)) return;
+          if (tally.last.get(instrument) === price) return;
+          const fills = tally.fills;
+          try {
+            setOne(engine, tally, instrument, price);
+          } catch (error) {
+            // A price the simulator refuses (off the tick) is skipped, said once per instrument.
+            if (problem !== instrument) note(`Skipped ${instrument} ${price}: ${(error as Error).message}`);
+            problem = instrument;
+            return;
+          }
+          tally.records++;
+          const line = { instrument, price, fills: tally.fills - fills, time: new Date().toISOString() };
+          if (options.json) ctx.io.out(JSON.stringify(line));
+          else ctx.io.out(`${line.time.slice(11, 19)}  ${instrument}  ${formatPrice(price)}${line.fills ? `  filled ${line.fills}` : ''}`);
+          status.show(`${instrument} ${formatPrice(price)}  prices ${tally.prices}  fills ${tally.fills}`);
+        });
+        try {
+          const reason = await Promise.race([stop.stopped, running.then(() => undefined)]);
+          if (reason !== undefined) tally.stopped = reason;
+        } finally {
+          controller.abort();
+          await running.catch(() => undefined);
+        }
+        // A feed that ended on its own failed: its error is the command's.
+        if (tally.stopped === undefined) await running;
+      }),
+    );
+  } finally {
+    stop.dispose();
+    status.done();
+  }
+  ctx.io.err(`Stopped (${tally.stopped}) after ${tally.prices} prices from ${from}; ${tally.fills} fills.`);
 }
