@@ -1,33 +1,53 @@
 /**
- * DAY orders expire when their trading session ends (see session.ts). The engine has no timer:
+ * DAY orders expire when their trading session ends, at their contract's daily close (see session.ts). The engine has no timer:
  * it expires them the next time it runs, before anything else, so an expired order can never
  * fill on a later price. An expiring order's OCO siblings are cancelled with it.
  */
 import type { Core } from './core.js';
 import { cancelSiblings } from './oco.js';
 import type { OrderRow } from './queries.js';
-import { sessionEnd } from './session.js';
+import { closeOf, DEFAULT_CLOSE, OTHER_CLOSES, sessionEnd } from './session.js';
 import type { Effects } from './types.js';
+
+/** When a working DAY order's session ends: at its contract's daily close. */
+const endOf = (row: OrderRow) => sessionEnd(new Date(row.created_at), closeOf(row.instrument));
 
 function due(core: Core, now: Date): Array<{ row: OrderRow; end: Date }> {
   return core.q.workingDay
     .all()
-    .map((row) => ({ row, end: sessionEnd(new Date(row.created_at)) }))
+    .map((row) => ({ row, end: endOf(row) }))
     .filter(({ end }) => end.getTime() <= now.getTime());
 }
 
-let memo: { createdAt: string; end: number } | undefined;
+/** The session end of each group's oldest working DAY order, computed once per oldest order. */
+const memo = new Map<string, { createdAt: string; end: number }>();
+
+function groupDue(group: string, oldest: string | null | undefined, close: string, now: Date): boolean {
+  if (!oldest) return false;
+  let known = memo.get(group);
+  if (known?.createdAt !== oldest) {
+    known = { createdAt: oldest, end: sessionEnd(new Date(oldest), close).getTime() };
+    memo.set(group, known);
+  }
+  return known.end <= now.getTime();
+}
 
 /**
- * Whether any DAY order is due, in one index probe: a session's end never comes before that of an
- * order placed earlier, so only the oldest working DAY order needs its session end computed.
- * Every write asks this first, so it must cost next to nothing when nothing is due.
+ * Whether any DAY order is due, in a few index probes: within one daily close a session's end
+ * never comes before that of an order placed earlier, so only the oldest working DAY order of
+ * each close needs its session end computed — the default close's (16:00), and each root with
+ * another (the grains' 13:20), found by the instrument index. Every write asks this first, so it
+ * must cost next to nothing when nothing is due.
  */
 export function hasExpiredDayOrders(core: Core, now: Date): boolean {
-  const oldest = core.q.oldestWorkingDay.get()?.oldest;
-  if (!oldest) return false;
-  if (memo?.createdAt !== oldest) memo = { createdAt: oldest, end: sessionEnd(new Date(oldest)).getTime() };
-  return memo.end <= now.getTime();
+  if (!core.q.oldestWorkingDay.get()?.oldest) return false;
+  if (groupDue(DEFAULT_CLOSE, core.q.oldestWorkingDayDefault.get()?.oldest, DEFAULT_CLOSE, now)) return true;
+  for (const [close, roots] of Object.entries(OTHER_CLOSES)) {
+    for (const root of roots) {
+      if (groupDue(root, core.q.oldestWorkingDayOfRoot.get(`${root} `, `${root}!`)?.oldest, close, now)) return true;
+    }
+  }
+  return false;
 }
 
 /** Expires the DAY orders whose session ended by `now`; returns their ids. */

@@ -1,5 +1,6 @@
 /** The engine's rows, their conversion to records, and its prepared statements. */
 import type { Action, OrderType, TimeInForce } from '../order/schema.js';
+import { OTHER_CLOSES } from './session.js';
 import type { Db } from './store.js';
 import type { AtmTemplate, FillRecord, OrderOrigin, OrderRecord, OrderState, PositionRecord } from './types.js';
 
@@ -234,6 +235,21 @@ export function prepareQueries(db: Db) {
     /** When the oldest working DAY order was placed: its session ends first. */
     oldestWorkingDay: () => db.prepare<[], { oldest: string | null }>(
       `SELECT MIN(created_at) AS oldest FROM orders WHERE state = 'WORKING' AND time_in_force = 'DAY'`,
+    ),
+    /**
+     * When the oldest working DAY order of the roots with the default close was placed: the
+     * index of working DAY orders walked from the oldest, to the first not of another close.
+     */
+    oldestWorkingDayDefault: () => {
+      const others = Object.values(OTHER_CLOSES).flat();
+      const notOther = others.map((root) => `NOT (instrument >= '${root} ' AND instrument < '${root}!')`).join(' AND ') || '1';
+      return db.prepare<[], { oldest: string }>(
+        `SELECT created_at AS oldest FROM orders INDEXED BY orders_day_working WHERE state = 'WORKING' AND time_in_force = 'DAY' AND ${notOther} ORDER BY created_at LIMIT 1`,
+      );
+    },
+    /** The same for one root: its working orders by the instrument index, usually none. */
+    oldestWorkingDayOfRoot: () => db.prepare<[string, string], { oldest: string | null }>(
+      `SELECT MIN(created_at) AS oldest FROM orders WHERE state = 'WORKING' AND instrument >= ? AND instrument < ? AND time_in_force = 'DAY'`,
     ),
     workingDay: () => db.prepare<[], OrderRow>(
       `SELECT * FROM orders WHERE state = 'WORKING' AND time_in_force = 'DAY' ORDER BY seq`,

@@ -1,21 +1,44 @@
 /**
- * The trading session's end: 16:00 America/Chicago (CME's daily close), Monday to Friday, with
+ * The trading session's end: its contract's daily close in America/Chicago (§10: 16:00 for most
+ * roots, 13:20 for the grains; 16:00 for a root the table does not have), Monday to Friday, with
  * daylight saving time taken from Intl. An order placed after Friday's close or at the weekend
  * belongs to the session that ends on Monday. Exchange holidays are not modelled.
  */
 
-import { chicagoWallClock, DAY_MS, fromChicagoWallClock, HOUR_MS } from '../service/chicago.js';
+import { chicagoWallClock, DAY_MS, fromChicagoWallClock } from '../service/chicago.js';
+import { CONTRACTS, contractSpec } from '../service/contracts.js';
 
-const CLOSE_HOUR = 16;
+/** The daily close most roots share, and that of a root the table does not have. */
+export const DEFAULT_CLOSE = '16:00';
 
-/** The end of the session an order placed at `time` belongs to: the first weekday 16:00 Chicago after it. */
-export function sessionEnd(time: Date): Date {
+const minutesOf = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3));
+
+/** The daily close (`HH:MM` Chicago) of an instrument's root. */
+export function closeOf(instrument: string): string {
+  return contractSpec(instrument.split(' ')[0]!.toUpperCase())?.dayEnd ?? DEFAULT_CLOSE;
+}
+
+/**
+ * The roots whose close is not the default, by close: the groups DAY expiry probes apart
+ * (`{'13:20': ['ZC', 'ZS']}`).
+ */
+export const OTHER_CLOSES: Readonly<Record<string, readonly string[]>> = Object.values(CONTRACTS).reduce<Record<string, string[]>>((groups, spec) => {
+  if (spec.dayEnd !== DEFAULT_CLOSE) (groups[spec.dayEnd] ??= []).push(spec.root);
+  return groups;
+}, {});
+
+/**
+ * The end of the session an order placed at `time` belongs to: the first weekday close (default
+ * 16:00 Chicago) after it.
+ */
+export function sessionEnd(time: Date, close: string = DEFAULT_CLOSE): Date {
   const wall = chicagoWallClock(time.getTime());
+  const closeMs = minutesOf(close) * 60_000;
   let day = Math.floor(wall / DAY_MS) * DAY_MS;
   for (;;) {
     const weekday = new Date(day).getUTCDay();
-    const close = day + CLOSE_HOUR * HOUR_MS;
-    if (weekday !== 0 && weekday !== 6 && close > wall) return new Date(fromChicagoWallClock(close));
+    const end = day + closeMs;
+    if (weekday !== 0 && weekday !== 6 && end > wall) return new Date(fromChicagoWallClock(end));
     day += DAY_MS;
   }
 }

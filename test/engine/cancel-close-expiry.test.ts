@@ -124,6 +124,27 @@ describe('DAY expiry', () => {
     expect(t.engine.listOrders().find((o) => o.id === day)?.updatedAt).toBe('2025-09-02T21:00:00.000Z');
   });
 
+  it("expires each DAY order at its contract's close: a grain order at 13:20, though an older ES order is still working", () => {
+    t.setTime('2025-09-03T14:00:00Z'); // 09:00 CDT Wednesday
+    const es = t.engine.placeOrder(order({ instrument: 'ES 12-25', orderType: 'LIMIT', limitPrice: 90 })).orderId;
+    t.setTime('2025-09-03T15:00:00Z');
+    const corn = t.engine.placeOrder(order({ instrument: 'ZC 12-25', orderType: 'LIMIT', limitPrice: 400 })).orderId;
+    t.setTime('2025-09-03T18:19:59Z');
+    expect(t.engine.expireDayOrders()).toEqual([]);
+    t.setTime('2025-09-03T18:20:00Z'); // 13:20 CDT
+    // Any write expires what is due first: a price set for another instrument.
+    t.engine.setPrice('NQ 12-25', 100);
+    expect([stateOf(es), stateOf(corn)]).toEqual(['WORKING', 'EXPIRED']);
+    // A grain order placed after the grains' close lives until the next day's 13:20, past the ES close.
+    t.setTime('2025-09-03T19:00:00Z');
+    const late = t.engine.placeOrder(order({ instrument: 'ZS 11-25', orderType: 'LIMIT', limitPrice: 1000 })).orderId;
+    t.setTime('2025-09-03T21:00:00Z');
+    t.engine.setPrice('NQ 12-25', 101);
+    expect([stateOf(es), stateOf(late)]).toEqual(['EXPIRED', 'WORKING']);
+    t.setTime('2025-09-04T18:20:00Z');
+    expect(t.engine.expireDayOrders()).toEqual([late]);
+  });
+
   it('expires in winter at 22:00 UTC, across the autumn DST change', () => {
     t.setTime('2025-10-31T21:30:00Z'); // Friday 16:30 CDT: after the close, the session ends Monday
     const id = t.engine.placeOrder(order({ orderType: 'LIMIT', limitPrice: 90 })).orderId;

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
 import { stopIsTouched, limitFillPrice } from '../../src/engine/matching.js';
-import { sessionEnd } from '../../src/engine/session.js';
+import { closeOf, sessionEnd } from '../../src/engine/session.js';
 import { RejectedError } from '../../src/order/errors.js';
 import { parseOrder, type Order } from '../../src/order/schema.js';
 import { testEngine, type TestEngine } from '../helpers/engine.js';
@@ -136,7 +136,7 @@ function checkInvariants(t: TestEngine, now: Date): void {
       if (!asLimit && stopIsTouched(o.action as 'BUY', o.stop_price!, last)) fail('a working stop is touched', { o, last });
     }
     // No DAY order works past its session's end.
-    if (o.time_in_force === 'DAY' && sessionEnd(new Date(o.created_at)) <= now) fail('a DAY order outlived its session', o);
+    if (o.time_in_force === 'DAY' && sessionEnd(new Date(o.created_at), closeOf(o.instrument)) <= now) fail('a DAY order outlived its session', o);
   }
 }
 
