@@ -332,6 +332,33 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
       await runPriceList(ctx, options);
     });
 
+  const contract = program
+    .command('contract')
+    .summary("The contract table; the simulator's commission and slippage per root")
+    .description("The contract table the simulator trades by (tick, point value, listed months, daily close), and the simulator's own settings per root: a commission per contract charged on every fill, and slippage in ticks on market and stop fills.")
+    .addHelpText('after', examples('trade contract list', 'trade contract set ES --commission 2.25 --slippage 1'));
+  contract
+    .command('list')
+    .description("Every root of the contract table with its tick, point value, tick value, listed months, daily close, and the simulator's commission and slippage.")
+    .option('--json', 'print {"contracts":[...],"success":true} on stdout')
+    .addHelpText('after', examples('trade contract list', 'trade contract list --json'))
+    .action(async (options) => {
+      const { runContractList } = await import('./commands/contract.js');
+      await runContractList(ctx, options);
+    });
+  contract
+    .command('set')
+    .description("Set the simulator's commission and slippage for a root: --commission is money per contract, charged on every fill (entry and exit) and taken from the account's cash; --slippage is ticks against you on market and stop fills (a buy fills higher, a sell lower). Limit orders never slip.")
+    .argument('<root>', 'a root of the contract table: ES, NQ, CL, ...')
+    .option('--commission <money>', 'money per contract per fill, 0 to 1000')
+    .option('--slippage <ticks>', 'whole ticks, 0 to 100')
+    .option('--json', 'print {"root","commission","slippageTicks","success":true} on stdout')
+    .addHelpText('after', examples('trade contract set ES --commission 2.25', 'trade contract set CL --slippage 1 --json'))
+    .action(async (root: string, options) => {
+      const { runContractSet } = await import('./commands/contract.js');
+      await runContractSet(ctx, root, options);
+    });
+
   const atm = program
     .command('atm')
     .summary('Manage ATM strategy templates (brackets)')

@@ -26,7 +26,7 @@ import { createMarket } from './market.js';
 import { type Db, openStore } from './store.js';
 import { guardEngine, toStoreError } from './store-errors.js';
 import { createTrading } from './trading.js';
-import type { Engine, EngineOptions, OrderFilter, OrderListFilter, Page, Paged, PositionRecord } from './types.js';
+import type { ContractSettings, Engine, EngineOptions, OrderFilter, OrderListFilter, Page, Paged, PositionRecord } from './types.js';
 
 export * from './types.js';
 export { nextPosition } from './position.js';
@@ -143,6 +143,17 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
     return name;
   });
 
+  const toSettings = (row: { root: string; commission: number; slippage_ticks: number }): ContractSettings => ({
+    root: row.root,
+    commission: row.commission,
+    slippageTicks: row.slippage_ticks,
+  });
+  const setContractSettings = write((time, root: string, change: { commission?: number; slippageTicks?: number }) => {
+    const now = q.contractSetting.get(root);
+    q.setContractSetting.run(root, change.commission ?? now?.commission ?? 0, change.slippageTicks ?? now?.slippage_ticks ?? 0, time);
+    return toSettings(q.contractSetting.get(root)!);
+  });
+
   const addAtm = write((time, template: AtmTemplate) => addTemplate(core, template, time));
   const removeAtm = write((_time, name: string) => removeTemplate(core, name));
 
@@ -182,7 +193,7 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
   function fillRows(filter: OrderFilter & { since?: string }, page?: Page): FillRow[] {
     const { sql, params } = filter.since === undefined ? where(filter, [], 'f.') : where(filter, ['f.time >= ?'], 'f.', [filter.since]);
     const columns =
-      'f.seq, f.execution_id, o.order_id, f.account, f.instrument, f.action, f.quantity, f.price, f.time, o.order_type, o.origin, f.position_after, f.realized';
+      'f.seq, f.execution_id, o.order_id, f.account, f.instrument, f.action, f.quantity, f.price, f.time, o.order_type, o.origin, f.position_after, f.realized, f.commission';
     const tail = page ? pageSql(page, 'f.seq', sql) : ' ORDER BY f.seq';
     return db.prepare<string[], FillRow>(`SELECT ${columns} FROM fills f JOIN orders o ON o.id = f.order_id${sql}${tail}`).all(...params);
   }
@@ -220,6 +231,8 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
     quoteDay: (instrument) => market.quoteDay(instrument, clock()),
     ticks: (instrument, from, to) => market.ticks(instrument, from, to),
     accountMoney: (account) => market.money(resolveAccount(account), clock()),
+    contractSettings: () => q.contractSettings.all().map(toSettings),
+    setContractSettings,
     getFill(account, executionId) {
       return this.listFills({ account }).find((f) => f.executionId === executionId);
     },

@@ -3,6 +3,7 @@
  * sweep that runs working orders against a price move in time priority.
  */
 import { placeBrackets } from './atm.js';
+import { tickSizeOf } from './price-feed.js';
 import type { Core } from './core.js';
 import { matchOrder } from './matching.js';
 import { cancelSiblings } from './oco.js';
@@ -15,8 +16,11 @@ import type { Effects } from './types.js';
  * and, for an ATM entry filled at a known price, places its brackets. Returns the brackets, which
  * the caller still has to run against the rest of the move.
  */
-export function fillOrder(core: Core, row: OrderRow, price: number | null, time: string, effects: Effects): OrderRow[] {
+export function fillOrder(core: Core, row: OrderRow, at: number | null, time: string, effects: Effects): OrderRow[] {
   const { q } = core;
+  const settings = q.contractSetting.get(rootOf(row.instrument));
+  const price = at === null ? null : slipped(row, at, settings?.slippage_ticks ?? 0);
+  const commission = settings ? Number((settings.commission * row.quantity).toFixed(10)) : 0;
   if (q.markFilled.run(price, time, row.id).changes === 0) return [];
   const current = q.position.get(row.account, row.instrument);
   const before = current
@@ -25,7 +29,7 @@ export function fillOrder(core: Core, row: OrderRow, price: number | null, time:
   const next = nextPosition(before, row.action === 'BUY' ? row.quantity : -row.quantity, price);
   const realized = next.realizedPnl - before.realizedPnl;
   const executionId = core.makeExecutionId();
-  q.insertFill.run(row.id, row.account, row.instrument, row.action, row.quantity, price, time, executionId, next.quantity, realized);
+  q.insertFill.run(row.id, row.account, row.instrument, row.action, row.quantity, price, time, executionId, next.quantity, realized, commission);
   effects.fills.push({
     executionId,
     orderId: row.order_id,
@@ -39,6 +43,7 @@ export function fillOrder(core: Core, row: OrderRow, price: number | null, time:
     origin: row.origin,
     positionAfter: next.quantity,
     realized,
+    commission,
   });
   q.upsertPosition.run({
     account: row.account,
@@ -54,6 +59,21 @@ export function fillOrder(core: Core, row: OrderRow, price: number | null, time:
   const brackets = placeBrackets(core, row, price, time);
   effects.bracketOrders.push(...brackets.map(toOrder));
   return brackets;
+}
+
+const rootOf = (instrument: string) => instrument.split(' ')[0]!.toUpperCase();
+
+/**
+ * The price a market or stop order fills at with the root's slippage: that many ticks against the
+ * trader (a buy higher, a sell lower), never below one tick. Limit orders (and a stop-limit's
+ * limit) fill at their price or better, so they never slip.
+ */
+function slipped(row: OrderRow, price: number, ticks: number): number {
+  if (ticks === 0 || (row.order_type !== 'MARKET' && row.order_type !== 'STOPMARKET')) return price;
+  const tick = tickSizeOf(row.instrument);
+  if (tick === undefined) return price;
+  const moved = row.action === 'BUY' ? price + ticks * tick : price - ticks * tick;
+  return Math.max(tick, Number(moved.toFixed(10)));
 }
 
 /** A working order to run against a move that, for this order, starts at `from`. */

@@ -38,6 +38,9 @@ export interface AccountMoney {
   realizedTotal: number;
   /** Realized P&L of the current trading day, in money. */
   realizedToday: number;
+  /** Commissions charged since the account began, and in the current trading day. */
+  commissionTotal: number;
+  commissionToday: number;
 }
 
 export function createMarket(db: Db) {
@@ -50,8 +53,9 @@ export function createMarket(db: Db) {
     'SELECT price FROM ticks WHERE instrument = ? AND time < ? ORDER BY time DESC, seq DESC LIMIT 1',
   );
   const priceRow = db.prepare<[string], { price: number; updatedAt: string }>('SELECT price, updated_at AS updatedAt FROM prices WHERE instrument = ?');
-  const realized = db.prepare<[string, string], { instrument: string; total: number; today: number }>(
-    `SELECT instrument, sum(realized) AS total, sum(CASE WHEN time >= ? THEN realized ELSE 0 END) AS today
+  const realized = db.prepare<[string, string, string], { instrument: string; total: number; today: number; commission: number; commissionToday: number }>(
+    `SELECT instrument, sum(realized) AS total, sum(CASE WHEN time >= ? THEN realized ELSE 0 END) AS today,
+       sum(commission) AS commission, sum(CASE WHEN time >= ? THEN commission ELSE 0 END) AS commissionToday
      FROM fills WHERE account = ? GROUP BY instrument`,
   );
 
@@ -81,10 +85,13 @@ export function createMarket(db: Db) {
 
     /** An account's realized P&L in money, in total and since the trading day began. */
     money(account: string, now: Date): AccountMoney {
-      const rows = realized.all(tradingDayStart(now).toISOString(), account);
+      const start = tradingDayStart(now).toISOString();
+      const rows = realized.all(start, start, account);
       return {
         realizedTotal: rows.reduce((sum, r) => sum + r.total * pointValue(r.instrument), 0),
         realizedToday: rows.reduce((sum, r) => sum + r.today * pointValue(r.instrument), 0),
+        commissionTotal: rows.reduce((sum, r) => sum + r.commission, 0),
+        commissionToday: rows.reduce((sum, r) => sum + r.commissionToday, 0),
       };
     },
   };

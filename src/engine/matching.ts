@@ -4,7 +4,8 @@
  * fills at the first price on that move at which it can fill:
  *
  * - a resting LIMIT that the move crosses fills at its limit price;
- * - a STOPMARKET fills at its stop price (no slippage is simulated);
+ * - a STOPMARKET fills at its stop price (then moved by the root's slippage, if one is set:
+ *   fills.ts);
  * - a STOPLIMIT triggers at its stop; if its limit is marketable there it fills at the stop
  *   price, otherwise it works as a limit order from then on;
  * - an order that is already fillable where the move starts fills at that starting price. That

@@ -122,6 +122,17 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX ticks_by_instrument ON ticks(instrument, time);
   INSERT INTO ticks (instrument, price, time) SELECT instrument, price, updated_at FROM prices;
   `,
+  // 6: the simulator's settings per contract root (README "Paper trading"): a commission per
+  // contract charged on every fill, and slippage in ticks for market and stop fills.
+  `
+  CREATE TABLE contract_settings (
+    root TEXT PRIMARY KEY,
+    commission REAL NOT NULL DEFAULT 0,
+    slippage_ticks INTEGER NOT NULL DEFAULT 0,
+    updated_at TEXT NOT NULL
+  ) WITHOUT ROWID;
+  ALTER TABLE fills ADD COLUMN commission REAL NOT NULL DEFAULT 0;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -58,6 +58,14 @@ export interface FillRow {
   origin: OrderOrigin;
   position_after: number | null;
   realized: number;
+  commission: number;
+}
+
+export interface ContractSettingRow {
+  root: string;
+  commission: number;
+  slippage_ticks: number;
+  updated_at: string;
 }
 
 export interface TemplateRow {
@@ -141,6 +149,7 @@ export function toFill(row: FillRow): FillRecord {
     origin: row.origin,
     positionAfter: row.position_after ?? 0,
     realized: row.realized,
+    commission: row.commission,
   };
 }
 
@@ -199,9 +208,15 @@ export function prepareQueries(db: Db) {
     finish: () => db.prepare<[OrderState, string, string]>(
       `UPDATE orders SET state = ?, updated_at = ? WHERE id = ? AND state = 'WORKING'`,
     ),
-    insertFill: () => db.prepare<[string, string, string, Action, number, number | null, string, string, number, number]>(
-      `INSERT INTO fills (order_id, account, instrument, action, quantity, price, time, execution_id, position_after, realized)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    insertFill: () => db.prepare<[string, string, string, Action, number, number | null, string, string, number, number, number]>(
+      `INSERT INTO fills (order_id, account, instrument, action, quantity, price, time, execution_id, position_after, realized, commission)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    contractSetting: () => db.prepare<[string], ContractSettingRow>('SELECT * FROM contract_settings WHERE root = ?'),
+    contractSettings: () => db.prepare<[], ContractSettingRow>('SELECT * FROM contract_settings ORDER BY root'),
+    setContractSetting: () => db.prepare<[string, number, number, string]>(
+      `INSERT INTO contract_settings (root, commission, slippage_ticks, updated_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT(root) DO UPDATE SET commission = excluded.commission, slippage_ticks = excluded.slippage_ticks, updated_at = excluded.updated_at`,
     ),
     insertTick: () => db.prepare<[string, number, string]>('INSERT INTO ticks (instrument, price, time) VALUES (?, ?, ?)'),
     position: () => db.prepare<[string, string], PositionRow>('SELECT * FROM positions WHERE account = ? AND instrument = ?'),

@@ -116,15 +116,16 @@ const ZERO_ITEM = [
 ] as const;
 
 /**
- * An account as the service's Account (§4.3): cash = starting cash + realized P&L (no
- * commissions are charged), unrealized = the open positions', net liquidation = their sum;
- * buying power 0.0, as NT8's simulation accounts report it.
+ * An account as the service's Account (§4.3): cash = starting cash + realized P&L − commissions,
+ * unrealized = the open positions', net liquidation = their sum; `commission` the current trading
+ * day's; buying power 0.0, as NT8's simulation accounts report it.
  */
 export function toAccountObject(id: number, name: string, money: AccountMoney, positions: PositionObject[]): AccountObject {
   const unrealized = positions.reduce((sum, p) => sum + p.unrealizedProfitLoss, 0);
-  const cash = STARTING_CASH + money.realizedTotal;
+  const cash = Number((STARTING_CASH + money.realizedTotal - money.commissionTotal).toFixed(8));
   const item: Record<string, number> = Object.fromEntries(ZERO_ITEM.map((k) => [k, 0]));
   Object.assign(item, {
+    commission: Number(money.commissionToday.toFixed(8)),
     cashValue: cash,
     netLiquidation: cash + unrealized,
     realizedProfitLoss: money.realizedToday,
@@ -189,7 +190,7 @@ export function toExecutionObject(fill: FillRecord): ExecutionObject {
     positionStrategy: 0,
     price: fill.price ?? 0,
     quantity: fill.quantity,
-    commission: 0,
+    commission: fill.commission,
     isEntry,
     isExit,
   };

@@ -71,6 +71,17 @@ export interface FillRecord {
   positionAfter: number;
   /** What this fill realized, in price points × contracts. */
   realized: number;
+  /** Money charged for it: the root's commission per contract × its quantity. */
+  commission: number;
+}
+
+/** The simulator's settings of a contract root (README "Paper trading"). */
+export interface ContractSettings {
+  root: string;
+  /** Money per contract, charged on every fill. */
+  commission: number;
+  /** Ticks against the trader on market and stop fills. */
+  slippageTicks: number;
 }
 
 export interface PriceRecord {
@@ -189,6 +200,9 @@ export interface Engine {
   quoteDay(instrument: string): QuoteDay | undefined;
   ticks(instrument: string, from: string, to: string): Tick[];
   accountMoney(account: string): AccountMoney;
+  /** The roots with a commission or slippage set, and setting them (0 and 0 removes nothing: it records 0). */
+  contractSettings(): ContractSettings[];
+  setContractSettings(root: string, change: { commission?: number; slippageTicks?: number }): ContractSettings;
   getFill(account: string, executionId: string): FillRecord | undefined;
   /** Records a new last price and fills the working orders it crosses. */
   setPrice(instrument: string, price: number): PriceOutcome;

@@ -29,7 +29,7 @@ describe('setPrice', () => {
     expect(outcome.fills).toEqual([
       {
         executionId: expect.stringMatching(/^[0-9a-f]{32}$/), orderId, account: 'Sim101', instrument: 'ES 09-25', action: 'BUY', quantity: 2,
-        price: 4500, time: '2025-09-02T15:30:00.000Z', orderType: 'LIMIT', origin: 'client', positionAfter: 2, realized: 0,
+        price: 4500, time: '2025-09-02T15:30:00.000Z', orderType: 'LIMIT', origin: 'client', positionAfter: 2, realized: 0, commission: 0,
       },
     ]);
     expect(t.engine.listOrders()[0]).toMatchObject({ state: 'FILLED', filledQuantity: 2, avgFillPrice: 4500 });
