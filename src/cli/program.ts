@@ -740,12 +740,20 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .option('--burst <n>', 'bucket size: requests allowed back to back (with --rate-limit; default 20)')
     .option('--max-connections <n>', 'HTTP and WebSocket connections open at once; more are closed as they arrive (default 2048)')
     .option('--log', 'one line per request on stderr')
+    .option('--price-replay <file>', 'drive prices from a CSV or NDJSON file of ticks or bars while serving (as trade price replay)')
+    .option('--price-instrument <instrument>', 'with --price-replay: the instrument of records that name none')
+    .option('--speed <n>', "with --price-replay: times the file's pace (default 1); 0 or max: as fast as possible")
+    .option('--price-random <instrument>', 'drive a seeded random walk of this instrument while serving (as trade price random)')
+    .option('--seed <n>', 'with --price-random: the seed (default: random, shown on the banner)')
+    .option('--interval <ms>', 'with --price-random: milliseconds between steps (default 1000)')
     .addHelpText(
       'after',
       examples(
         'trade serve',
         'TRADE_SERVE_TOKEN=s3cret trade serve --port 8080 --log',
         'trade serve --token-file ~/.trade-token --rate-limit 180/min --burst 20',
+        'trade serve --price-random ES --seed 7 --interval 500',
+        'trade serve --price-replay es-1min.csv --price-instrument ES --speed 60',
         `curl -X POST http://127.0.0.1:8080/v1/api/accounts/Sim101/orders/place -H "Content-Type: application/json" -H "Authorization: Bearer s3cret" -d '{"instrument":"ES 09-25","action":"BUY","quantity":1,"orderType":"MARKET","timeInForce":"DAY"}'`,
       ),
     )

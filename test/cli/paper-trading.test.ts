@@ -13,8 +13,9 @@ import { createContext } from '../../src/cli/context.js';
 import { createIo } from '../../src/cli/io.js';
 import type { Env } from '../../src/config/paths.js';
 import { createEngine } from '../../src/engine/engine.js';
-import { BIN, runCli, tempHome } from '../helpers/cli.js';
+import { BIN, queryStore, runBin, runCli, tempHome } from '../helpers/cli.js';
 import { startReferenceDouble, type ReferenceDouble } from '../helpers/reference-double.js';
+import { killServes, startServe } from '../helpers/serve-process.js';
 
 const ES = 'ES 03-27';
 const homes: Array<{ cleanup(): void }> = [];
@@ -23,6 +24,7 @@ afterEach(async () => {
   for (const home of homes.splice(0)) home.cleanup();
   await double?.close();
   double = undefined;
+  await killServes();
 });
 function home() {
   const h = tempHome();
@@ -159,7 +161,6 @@ describe('trade price random', () => {
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
     // Steps are being taken once the store has a tick past the start.
-    const { queryStore } = await import('../helpers/cli.js');
     const deadline = Date.now() + 10_000;
     const ticks = () => {
       try {
@@ -262,6 +263,56 @@ describe('trade contract', () => {
     }
     // The refusals changed nothing.
     expect(JSON.parse((await runCli(['contract', 'list', '--json'], env)).stdout).contracts[0]).toMatchObject({ commission: 2.25, slippageTicks: 1 });
+  });
+});
+
+describe('trade serve driving a price source', () => {
+  const quoteOf = async (url: string, token: string) => {
+    const res = await fetch(`${url}/v1/api/market/quote?instrument=${encodeURIComponent(ES)}`, { headers: { authorization: `Bearer ${token}` } });
+    return (await res.json()) as { last?: number; error?: string };
+  };
+
+  it('--price-replay sets the file\'s prices while serving, fills what they cross, and says when it is done', async () => {
+    const { env, dir } = home();
+    const file = join(dir, 'es-1min.csv');
+    writeFileSync(file, dayOfBars());
+    await runCli(['price', 'set', ES, '5000'], env);
+    await runCli(['place', '--account', 'Sim101', '--instrument', ES, '--action', 'SELL', '--quantity', '1', '--order-type', 'LIMIT', '--limit-price', '5006', '--tif', 'GTC'], env);
+    const serve = await startServe(env, 'serve-feed-token', { args: ['--price-replay', file, '--price-instrument', ES, '--speed', 'max'] });
+    expect(serve.stderr()).toContain(`prices      replaying ${file} (390 records) at full speed`);
+    const deadline = Date.now() + 10_000;
+    while (!serve.stderr().includes('price replay done') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(serve.stderr()).toContain('trade serve: price replay done: replayed 390 of 390 records (390 bars, 0 ticks)');
+    expect(await quoteOf(serve.url, 'serve-feed-token')).toMatchObject({ last: 5008 });
+    serve.child.kill('SIGTERM');
+    expect(await serve.exited).toEqual({ code: 0, signal: null });
+    const orders = JSON.parse((await runCli(['orders', '--account', 'Sim101', '--json'], env)).stdout) as { orders: Array<{ orderState: string; averageFillPrice: number }> };
+    expect(orders.orders.map((o) => [o.orderState, o.averageFillPrice])).toEqual([['Filled', 5006]]);
+  });
+
+  it('--price-random walks while serving until SIGTERM, exit 0; a bad source is refused before listening', async () => {
+    const { env, dir } = home();
+    await runCli(['price', 'set', ES, '5000'], env);
+    const serve = await startServe(env, 'serve-feed-token', { args: ['--price-random', ES, '--seed', '5', '--interval', '20'] });
+    expect(serve.stderr()).toContain(`prices      a random walk of ${ES} (seed 5), a step every 20 ms`);
+    const deadline = Date.now() + 10_000;
+    let ticks = 0;
+    while (ticks < 5 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      ticks = (queryStore(env, 'SELECT COUNT(*) AS n FROM ticks')[0] as { n: number }).n;
+    }
+    expect(ticks).toBeGreaterThanOrEqual(5);
+    serve.child.kill('SIGTERM');
+    expect(await serve.exited).toEqual({ code: 0, signal: null });
+    const bad = join(dir, 'bad.csv');
+    writeFileSync(bad, 'time,price\n2026-03-18T13:30:00Z,5000.1\n');
+    const refused = await runBin(['serve', '--port', '0', '--price-replay', bad, '--price-instrument', ES], env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('line 2: 5000.1 is not a multiple of the tick size 0.25 of ES');
+    expect(refused.stderr).not.toContain('listening');
+    const both = await runBin(['serve', '--port', '0', '--price-random', ES, '--price-replay', bad], env);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('Give --price-replay or --price-random, not both');
   });
 });
 

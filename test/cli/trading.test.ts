@@ -111,7 +111,7 @@ describe('trade price', () => {
     expect(result.fills).toEqual([
       {
         executionId: expect.stringMatching(/^[0-9a-f]{32}$/), orderId: id(1), account: 'Sim101', instrument: 'ES 09-25', action: 'BUY',
-        quantity: 1, price: 4489, time: '2025-09-02T14:00:00.000Z', orderType: 'LIMIT', origin: 'client', positionAfter: 1, realized: 0,
+        quantity: 1, price: 4489, time: '2025-09-02T14:00:00.000Z', orderType: 'LIMIT', origin: 'client', positionAfter: 1, realized: 0, commission: 0,
       },
     ]);
   });

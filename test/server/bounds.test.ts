@@ -106,7 +106,7 @@ describe('a WebSocket client that never reads its replies', () => {
 
 describe('pipelined HTTP requests', () => {
   it('beyond 16 in flight on one connection are refused as a rate limit (nothing done), and others are served', async () => {
-    const dir = storeWithOrders(1000);
+    const dir = storeWithOrders(300);
     const engine = createEngine(join(dir, 'trade.db'));
     server = await startServer({ engine } as never);
     const { socket, text } = await tcp(server.url);

@@ -32,7 +32,7 @@ export interface RandomOptions {
 }
 
 /** What a run did, printed at its end. */
-interface Tally {
+export interface Tally {
   records: number;
   prices: number;
   fills: number;
@@ -115,15 +115,21 @@ function printTally(ctx: CommandContext, what: string, tally: Tally, json: boole
   ctx.io.out(`  fills       ${tally.fills}${tally.brackets ? `, ${tally.brackets} bracket orders placed` : ''}${tally.cancelled ? `, ${tally.cancelled} orders cancelled` : ''}`);
 }
 
+/** A replay checked whole and ready to run: its records and the instrument of each. */
+export interface ReplayPlan {
+  file: string;
+  records: FeedRecord[];
+  instrumentOf(record: FeedRecord): string;
+  bars: number;
+}
+
 /**
- * Replays a file of ticks or bars into the engine's last prices at `--speed` times the file's
- * pace. The whole file is read and checked (times in order, prices positive and on the tick,
- * bars consistent, an instrument for every record) before the first price is set.
+ * Reads a replay file and checks it whole (times in order, prices positive and on the tick, bars
+ * consistent, an instrument for every record) before anything is set. Throws a UsageError naming
+ * the file, line and field.
  */
-export async function runPriceReplay(ctx: CommandContext, file: string, options: ReplayOptions): Promise<void> {
-  const speed = parseSpeed(options.speed);
-  const fallback = options.instrument === undefined ? undefined : parseAll<[string]>([() => parseInstrument(options.instrument)], { hint: 'Nothing was replayed.' })[0];
-  await requireEmbedded(ctx, 'price replay');
+export async function planReplay(file: string, rawInstrument: string | undefined): Promise<ReplayPlan> {
+  const fallback = rawInstrument === undefined ? undefined : parseAll<[string]>([() => parseInstrument(rawInstrument)], { hint: 'Nothing was replayed.' })[0];
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -148,39 +154,75 @@ export async function runPriceReplay(ctx: CommandContext, file: string, options:
     return instrument;
   };
   checkTicks(file, records, instrumentOf);
-  const bars = records.filter((r) => r.kind === 'bar').length;
-  const stop = untilSignal();
-  let stopped: string | undefined;
-  void stop.stopped.then((reason) => (stopped = reason));
-  const status = statusLine(ctx);
+  return { file, records, instrumentOf, bars: records.filter((r) => r.kind === 'bar').length };
+}
+
+/** Sets a replay's prices at `speed` times its pace until it ends or `stopped` resolves; `onStep` after each record. */
+export async function driveReplay(engine: Engine, plan: ReplayPlan, speed: number, stopped: Promise<string>, onStep: (tally: Tally, record: FeedRecord, index: number) => void = () => undefined): Promise<Tally> {
   const tally = newTally();
+  let stop: string | undefined;
+  void stopped.then((reason) => (stop = reason));
+  const { records } = plan;
+  for (const [i, record] of records.entries()) {
+    if (i > 0 && speed > 0) await pause((record.time - records[i - 1]!.time) / speed, stopped);
+    // A stop resolves a tick later than the pause it ends: wait for it to be seen.
+    await Promise.resolve();
+    if (stop) break;
+    const instrument = plan.instrumentOf(record);
+    for (const price of record.prices) setOne(engine, tally, instrument, price);
+    tally.records++;
+    onStep(tally, record, i);
+  }
+  tally.stopped = stop;
+  return tally;
+}
+
+/** What a replay did, in one line. */
+export function describeReplay(plan: ReplayPlan, tally: Tally): string {
+  const { records } = plan;
+  const span = `${new Date(records[0]!.time).toISOString()} to ${new Date(records[Math.max(0, tally.records - 1)]!.time).toISOString()}`;
+  return `replayed ${tally.records} of ${records.length} records (${plan.bars} bars, ${records.length - plan.bars} ticks) from ${span}`;
+}
+
+/**
+ * Replays a file of ticks or bars into the engine's last prices at `--speed` times the file's
+ * pace. The whole file is read and checked before the first price is set.
+ */
+export async function runPriceReplay(ctx: CommandContext, file: string, options: ReplayOptions): Promise<void> {
+  const speed = parseSpeed(options.speed);
+  if (options.instrument !== undefined) parseAll<[string]>([() => parseInstrument(options.instrument)], { hint: 'Nothing was replayed.' });
+  await requireEmbedded(ctx, 'price replay');
+  const plan = await planReplay(file, options.instrument);
+  const stop = untilSignal();
+  const status = statusLine(ctx);
+  let tally: Tally;
   try {
-    await using(await ctx.openEngine(), async (engine) => {
-      for (const [i, record] of records.entries()) {
-        if (i > 0 && speed > 0) await pause((record.time - records[i - 1]!.time) / speed, stop.stopped);
-        if (stopped) break;
-        const instrument = instrumentOf(record);
-        for (const price of record.prices) setOne(engine, tally, instrument, price);
-        tally.records++;
-        status.show(`${instrument} ${formatPrice(tally.last.get(instrument)!)}  ${new Date(record.time).toISOString().slice(0, 19)}Z  record ${i + 1}/${records.length}  fills ${tally.fills}`);
-      }
-    });
+    tally = await using(await ctx.openEngine(), (engine) =>
+      driveReplay(engine, plan, speed, stop.stopped, (t, record, i) => {
+        const instrument = plan.instrumentOf(record);
+        status.show(`${instrument} ${formatPrice(t.last.get(instrument)!)}  ${new Date(record.time).toISOString().slice(0, 19)}Z  record ${i + 1}/${plan.records.length}  fills ${t.fills}`);
+      }),
+    );
   } finally {
     stop.dispose();
     status.done();
   }
-  tally.stopped = stopped;
-  const span = `${new Date(records[0]!.time).toISOString()} to ${new Date(records[Math.max(0, tally.records - 1)]!.time).toISOString()}`;
-  const what = `replayed ${tally.records} of ${records.length} records (${bars} bars, ${records.length - bars} ticks) from ${span}`;
-  printTally(ctx, what, tally, options.json, { file });
+  printTally(ctx, describeReplay(plan, tally), tally, options.json, { file });
 }
 
-/**
- * A seeded random walk on the instrument's tick grid, one price every `--interval` ms (0: as
- * fast as possible) for `--steps` prices, or until Ctrl-C. The seed is printed, so a run can be
- * repeated exactly.
- */
-export async function runPriceRandom(ctx: CommandContext, rawInstrument: string, options: RandomOptions): Promise<void> {
+/** A random walk's settings, checked. */
+export interface WalkPlan {
+  instrument: string;
+  seed: number;
+  steps: number;
+  interval: number;
+  maxTicks: number;
+  tickSize: number;
+  start?: number;
+}
+
+/** Checks a walk's flags; throws a UsageError naming the flag. */
+export function planWalk(rawInstrument: string, options: RandomOptions): WalkPlan {
   const [instrument] = parseAll<[string]>([() => parseInstrument(rawInstrument)], { hint: "Nothing was changed. Run 'trade price random --help' for examples." });
   const seed = wholeFlag('--seed', options.seed, 0, 4_294_967_295, Math.floor(Math.random() * 4_294_967_296));
   const steps = wholeFlag('--steps', options.steps, 1, 100_000_000, Infinity);
@@ -189,36 +231,60 @@ export async function runPriceRandom(ctx: CommandContext, rawInstrument: string,
   const tickSize = tickSizeOf(instrument) ?? (options.tickSize === undefined ? undefined : parseAll<[number]>([() => parsePrice(numberOrText(options.tickSize))])[0]);
   if (tickSize === undefined)
     throw new UsageError(`--tick-size is needed: ${instrument} is not in the contract table`, { hint: 'Nothing was changed. e.g. --tick-size 0.01' });
+  const start = options.start === undefined ? undefined : parseAll<[number]>([() => parsePrice(numberOrText(options.start))])[0];
+  if (start !== undefined && !onTick(instrument, start)) {
+    const [below, above] = nearestTicks(instrument, start);
+    throw new UsageError(`--start ${start} is not a multiple of the tick size ${tickSize}; the nearest valid prices are ${below} and ${above}`, { hint: 'Nothing was changed.' });
+  }
+  return { instrument, seed, steps, interval, maxTicks, tickSize, start };
+}
+
+/** Walks until its steps are done or `stopped` resolves; `onStep` after each step. */
+export async function driveWalk(engine: Engine, plan: WalkPlan, stopped: Promise<string>, onStep: (tally: Tally, step: number) => void = () => undefined): Promise<Tally> {
+  const start = plan.start ?? engine.lastPrice(plan.instrument);
+  if (start === undefined) throw new UsageError(`No price is known for ${plan.instrument}: give the walk a --start price`, { hint: 'Nothing was changed.' });
+  const tally = newTally();
+  let stop: string | undefined;
+  void stopped.then((reason) => (stop = reason));
+  const next = randomWalk({ seed: plan.seed, start, tickSize: plan.tickSize, maxTicks: plan.maxTicks });
+  for (let i = 0; i < plan.steps; i++) {
+    if (i > 0) await pause(plan.interval, stopped);
+    await Promise.resolve();
+    if (stop) break;
+    setOne(engine, tally, plan.instrument, next());
+    tally.records++;
+    onStep(tally, i);
+  }
+  tally.stopped = stop;
+  return tally;
+}
+
+/** What a walk did, in one line. */
+export const describeWalk = (plan: WalkPlan, tally: Tally) =>
+  `${tally.records} steps of a random walk of ${plan.instrument} (seed ${plan.seed}, up to ${plan.maxTicks} ticks a step)`;
+
+/**
+ * A seeded random walk on the instrument's tick grid, one price every `--interval` ms (0: as
+ * fast as possible) for `--steps` prices, or until Ctrl-C. The seed is printed, so a run can be
+ * repeated exactly.
+ */
+export async function runPriceRandom(ctx: CommandContext, rawInstrument: string, options: RandomOptions): Promise<void> {
+  const plan = planWalk(rawInstrument, options);
   await requireEmbedded(ctx, 'price random');
   const stop = untilSignal();
-  let stopped: string | undefined;
-  void stop.stopped.then((reason) => (stopped = reason));
   const status = statusLine(ctx);
-  const tally = newTally();
+  let tally: Tally;
   try {
-    await using(await ctx.openEngine(), async (engine) => {
-      const start = options.start === undefined ? engine.lastPrice(instrument) : parseAll<[number]>([() => parsePrice(numberOrText(options.start))])[0];
-      if (start === undefined)
-        throw new UsageError(`No price is known for ${instrument}: give the walk a --start price`, { hint: 'Nothing was changed.' });
-      if (!onTick(instrument, start)) {
-        const [below, above] = nearestTicks(instrument, start);
-        throw new UsageError(`--start ${start} is not a multiple of the tick size ${tickSize}; the nearest valid prices are ${below} and ${above}`, { hint: 'Nothing was changed.' });
-      }
-      const next = randomWalk({ seed, start, tickSize, maxTicks });
-      for (let i = 0; i < steps && !stopped; i++) {
-        if (i > 0) await pause(interval, stop.stopped);
-        if (stopped) break;
-        setOne(engine, tally, instrument, next());
-        tally.records++;
-        status.show(`${instrument} ${formatPrice(tally.last.get(instrument)!)}  step ${i + 1}${Number.isFinite(steps) ? `/${steps}` : ''}  seed ${seed}  fills ${tally.fills}`);
-      }
-    });
+    tally = await using(await ctx.openEngine(), (engine) =>
+      driveWalk(engine, plan, stop.stopped, (t, i) =>
+        status.show(`${plan.instrument} ${formatPrice(t.last.get(plan.instrument)!)}  step ${i + 1}${Number.isFinite(plan.steps) ? `/${plan.steps}` : ''}  seed ${plan.seed}  fills ${t.fills}`),
+      ),
+    );
   } finally {
     stop.dispose();
     status.done();
   }
-  tally.stopped = stopped;
-  printTally(ctx, `${tally.records} steps of a random walk of ${instrument} (seed ${seed}, up to ${maxTicks} ticks a step)`, tally, options.json, { instrument, seed });
+  printTally(ctx, describeWalk(plan, tally), tally, options.json, { instrument: plan.instrument, seed: plan.seed });
 }
 
 export interface FollowOptions {

@@ -15,6 +15,13 @@ export interface ServeOptions {
   burst?: string;
   maxConnections?: string;
   log?: boolean;
+  /** A price source the server drives while it serves (README "Paper trading"). */
+  priceReplay?: string;
+  priceInstrument?: string;
+  speed?: string;
+  priceRandom?: string;
+  seed?: string;
+  interval?: string;
 }
 
 export interface ServeDeps {
@@ -95,6 +102,7 @@ export async function runServe(ctx: CommandContext, options: ServeOptions, deps:
   const rateLimit = rateLimitFrom(options);
   const maxConnections = options.maxConnections === undefined ? undefined : parseMaxConnections(options.maxConnections);
   const { token, source } = await resolveToken(options.tokenFile, ctx.env);
+  const feed = await planFeed(options);
 
   // Installed before listening, so a signal that comes while starting still shuts down cleanly.
   const stop = (deps.stopWhen ?? untilSignal)();
@@ -102,7 +110,10 @@ export async function runServe(ctx: CommandContext, options: ServeOptions, deps:
     stop.dispose();
     throw error;
   });
+  let running: Promise<unknown> | undefined;
   try {
+    if (feed?.kind === 'random' && feed.plan.start === undefined && engine.lastPrice(feed.plan.instrument) === undefined)
+      throw new UsageError(`No price is known for ${feed.plan.instrument}: give the walk a --start price`, { hint: 'Nothing was served.' });
     const server = await createServer({
       engine,
       token,
@@ -135,14 +146,51 @@ export async function runServe(ctx: CommandContext, options: ServeOptions, deps:
     if (!isLoopback(host)) {
       io.err(io.errColor.yellow(`  Listening beyond this machine: anyone who reaches ${host} with the token can trade.`));
     }
+    if (feed) io.err(`  ${'prices'.padEnd(10)}  ${feed.describe}`);
     io.err(io.errColor.dim('  Ctrl-C (SIGINT) or SIGTERM stops it.'));
+    // The price source runs beside the server on the same engine, until it ends or the server stops.
+    if (feed) {
+      const { driveReplay, driveWalk, describeReplay, describeWalk } = await import('./price-feed.js');
+      running = (
+        feed.kind === 'replay'
+          ? driveReplay(engine, feed.plan, feed.speed, stop.stopped).then((tally) => !tally.stopped && io.err(`trade serve: price replay done: ${describeReplay(feed.plan, tally)}`))
+          : driveWalk(engine, feed.plan, stop.stopped).then((tally) => !tally.stopped && io.err(`trade serve: random walk done: ${describeWalk(feed.plan, tally)}`))
+      ).catch((error: unknown) => io.err(io.errColor.red(`trade serve: the price source stopped: ${error instanceof Error ? error.message : String(error)}`)));
+    }
 
     const reason = await stop.stopped;
     io.err(`trade serve: ${reason}, finishing in-flight requests`);
     await server.close();
   } finally {
     stop.dispose();
+    await running;
     engine.close();
   }
   io.err('trade serve stopped');
 }
+
+type Feed =
+  | { kind: 'replay'; plan: import('./price-feed.js').ReplayPlan; speed: number; describe: string }
+  | { kind: 'random'; plan: import('./price-feed.js').WalkPlan; describe: string };
+
+/** The price source of --price-replay or --price-random, checked whole before anything is served. */
+async function planFeed(options: ServeOptions): Promise<Feed | undefined> {
+  if (options.priceReplay !== undefined && options.priceRandom !== undefined)
+    throw new UsageError('Give --price-replay or --price-random, not both');
+  if (options.priceReplay === undefined && options.priceRandom === undefined) {
+    for (const [flag, value] of [['--speed', options.speed], ['--price-instrument', options.priceInstrument], ['--seed', options.seed], ['--interval', options.interval]] as const)
+      if (value !== undefined) throw new UsageError(`${flag} needs --price-replay or --price-random`);
+    return undefined;
+  }
+  const { parseSpeed, planReplay, planWalk } = await import('./price-feed.js');
+  if (options.priceReplay !== undefined) {
+    if (options.seed !== undefined || options.interval !== undefined) throw new UsageError('--seed and --interval go with --price-random, not --price-replay');
+    const speed = parseSpeed(options.speed);
+    const plan = await planReplay(options.priceReplay, options.priceInstrument);
+    return { kind: 'replay', plan, speed, describe: `replaying ${options.priceReplay} (${plan.records.length} records) at ${speed === 0 ? 'full speed' : `${speed}× its pace`}` };
+  }
+  if (options.speed !== undefined || options.priceInstrument !== undefined) throw new UsageError('--speed and --price-instrument go with --price-replay, not --price-random');
+  const plan = planWalk(options.priceRandom!, { seed: options.seed, interval: options.interval });
+  return { kind: 'random', plan, describe: `a random walk of ${plan.instrument} (seed ${plan.seed}), a step every ${plan.interval} ms` };
+}
+
