@@ -7,13 +7,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { PassThrough } from 'node:stream';
 import { runPriceFollow } from '../../src/cli/commands/price-feed.js';
-import { createContext } from '../../src/cli/context.js';
-import { createIo } from '../../src/cli/io.js';
-import type { Env } from '../../src/config/paths.js';
 import { createEngine } from '../../src/engine/engine.js';
 import { BIN, queryStore, runBin, runCli, tempHome } from '../helpers/cli.js';
+import { inProcess, until } from '../helpers/in-process.js';
 import { startReferenceDouble, type ReferenceDouble } from '../helpers/reference-double.js';
 import { killServes, startServe } from '../helpers/serve-process.js';
 
@@ -177,24 +174,6 @@ describe('trade price random', () => {
 });
 
 describe('trade price follow: live quotes from the service into the simulator', () => {
-  /** A follow run in-process, with captured streams and a stop the test pulls. */
-  function inProcess(env: Env) {
-    const capture = () => ({ text: '', isTTY: false, write(chunk: string) { this.text += chunk; return true; } });
-    const stdout = capture();
-    const stderr = capture();
-    const ctx = createContext(createIo({ stdin: new PassThrough(), stdout, stderr }, env), env);
-    let pull: (reason: string) => void = () => undefined;
-    const stopWhen = () => ({ stopped: new Promise<string>((resolve) => (pull = resolve)), dispose: () => undefined });
-    return { ctx, stdout, stderr, lines: () => stdout.text.split('\n').slice(0, -1), deps: { stopWhen }, stop: () => pull('SIGINT') };
-  }
-  async function until(what: string, check: () => boolean, ms = 5_000): Promise<void> {
-    const deadline = Date.now() + ms;
-    while (!check()) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  }
-
   for (const from of ['ws', 'http'] as const) {
     it(`--from ${from}, against the reference double: each new quote is the engine's last price and fills what it crosses; only quotes are read`, async () => {
       double = await startReferenceDouble();
@@ -202,7 +181,7 @@ describe('trade price follow: live quotes from the service into the simulator', 
       const { env } = home();
       const sell = await runCli(['place', '--account', 'Sim101', '--instrument', ES, '--action', 'SELL', '--quantity', '1', '--order-type', 'LIMIT', '--limit-price', '5002', '--tif', 'GTC'], env);
       expect(sell.code, sell.stderr).toBe(0);
-      const run = inProcess({ ...env, TRADE_BASE_URL: `${double.url}/v1/api`, TRADE_TOKEN: double.token });
+      const run = inProcess({ ...env, TRADE_BASE_URL: `${double.url}/v1/api`, TRADE_TOKEN: double.token }, 'SIGINT');
       const done = runPriceFollow(run.ctx, [ES], { from, json: true }, run.deps);
       await until('the first price', () => run.lines().length === 1);
       double.setPrice(ES, 5002.5);

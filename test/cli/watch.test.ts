@@ -6,15 +6,13 @@
  * with a stop the test controls.
  */
 import { dirname } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runWatchOrders, runWatchPnl, runWatchQuotes } from '../../src/cli/commands/watch.js';
-import { createContext } from '../../src/cli/context.js';
-import { createIo } from '../../src/cli/io.js';
 import type { Env } from '../../src/config/paths.js';
 import { createEngine } from '../../src/engine/engine.js';
 import { NetworkError } from '../../src/order/errors.js';
 import { orderArgs, runBin, runCli, tempHome } from '../helpers/cli.js';
+import { inProcess, until } from '../helpers/in-process.js';
 import { killLongRuns, startBin } from '../helpers/long-run.js';
 import { startReferenceDouble, type ReferenceDouble } from '../helpers/reference-double.js';
 import { storeFile } from '../helpers/serve-process.js';
@@ -51,25 +49,6 @@ async function remote(backend: 'ws' | 'http'): Promise<{ env: Env; storeEnv: Env
   return { env, storeEnv: { ...home.env, TRADE_HOME: dirname(server.engine.file) }, server };
 }
 
-async function until(what: string, check: () => boolean, ms = 5_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-/** A watch run in-process, with captured streams and a stop the test pulls. */
-function inProcess(env: Env) {
-  const capture = () => ({ text: '', isTTY: false, write(chunk: string) { this.text += chunk; return true; } });
-  const stdout = capture();
-  const stderr = capture();
-  const ctx = createContext(createIo({ stdin: new PassThrough(), stdout, stderr }, env), env);
-  let pull: (reason: string) => void = () => undefined;
-  const stopWhen = () => ({ stopped: new Promise<string>((resolve) => (pull = resolve)), dispose: () => undefined });
-  const lines = () => stdout.text.split('\n').slice(0, -1);
-  return { ctx, stdout, stderr, lines, deps: { stopWhen }, stop: () => pull('the test') };
-}
 
 describe('trade watch quotes, a process', () => {
   it('on embedded: the quote now, then the price another process sets; SIGINT ends it with exit 0', async () => {
