@@ -3,6 +3,7 @@
  * sweep that runs working orders against a price move in time priority.
  */
 import { placeBrackets } from './atm.js';
+import { rootOf } from '../service/contracts.js';
 import { tickSizeOf } from './price-feed.js';
 import type { Core } from './core.js';
 import { matchOrder } from './matching.js';
@@ -60,8 +61,6 @@ export function fillOrder(core: Core, row: OrderRow, at: number | null, time: st
   effects.bracketOrders.push(...brackets.map(toOrder));
   return brackets;
 }
-
-const rootOf = (instrument: string) => instrument.split(' ')[0]!.toUpperCase();
 
 /**
  * The price a market or stop order fills at with the root's slippage: that many ticks against the

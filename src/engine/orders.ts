@@ -8,6 +8,7 @@ import { findTemplate } from './atm.js';
 import { type Core, lastPrice } from './core.js';
 import { fillOrder, work } from './fills.js';
 import { stopIsTouched } from './matching.js';
+import { rootOf } from '../service/contracts.js';
 import { nearestTicks, onTick, tickSizeOf } from './price-feed.js';
 import { assertOcoIdUsable, cancelWithGroup } from './oco.js';
 import { type NewOrderRow, type OrderRow, type PositionRow, toOrder } from './queries.js';
@@ -20,9 +21,8 @@ import type { Effects, OrderOrigin, OrderRecord } from './types.js';
 export function assertOnTick(field: string, instrument: string, price: number | undefined | null): void {
   if (price === undefined || price === null || onTick(instrument, price)) return;
   const [below, above] = nearestTicks(instrument, price);
-  const root = instrument.split(' ')[0]!.toUpperCase();
   throw new RejectedError(
-    `Invalid request: ${field}: ${price} is not a multiple of the tick size ${tickSizeOf(instrument)} of ${root}; the nearest valid prices are ${below} and ${above}`,
+    `Invalid request: ${field}: ${price} is not a multiple of the tick size ${tickSizeOf(instrument)} of ${rootOf(instrument)}; the nearest valid prices are ${below} and ${above}`,
     { code: 'off_tick' },
   );
 }

@@ -4,7 +4,7 @@
  * read whole and checked before the first price is set, and the walk is the same for the same seed.
  */
 import { UsageError } from '../order/errors.js';
-import { contractSpec } from '../service/contracts.js';
+import { contractSpec, rootOf } from '../service/contracts.js';
 
 /** One record of a replay file: a tick (one price) or a bar (open, high, low, close). */
 export interface FeedRecord {
@@ -146,9 +146,6 @@ export function parseFeed(file: string, text: string): FeedRecord[] {
   if (records.length === 0) throw new UsageError(`${file} holds no records, only a header`, { hint: 'Nothing was replayed.' });
   return records;
 }
-
-/** The root of a dated contract: `ES 12-26` → `ES`. */
-const rootOf = (instrument: string) => instrument.split(' ')[0]!.toUpperCase();
 
 /** Whether a price is on the root's tick grid (always, for a root the table does not have). */
 export function onTick(instrument: string, price: number): boolean {

@@ -6,7 +6,7 @@
  */
 
 import { chicagoWallClock, DAY_MS, fromChicagoWallClock } from '../service/chicago.js';
-import { CONTRACTS, contractSpec } from '../service/contracts.js';
+import { CONTRACTS, contractSpec, rootOf } from '../service/contracts.js';
 
 /** The daily close most roots share, and that of a root the table does not have. */
 export const DEFAULT_CLOSE = '16:00';
@@ -15,7 +15,7 @@ const minutesOf = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.
 
 /** The daily close (`HH:MM` Chicago) of an instrument's root. */
 export function closeOf(instrument: string): string {
-  return contractSpec(instrument.split(' ')[0]!.toUpperCase())?.dayEnd ?? DEFAULT_CLOSE;
+  return contractSpec(rootOf(instrument))?.dayEnd ?? DEFAULT_CLOSE;
 }
 
 /**

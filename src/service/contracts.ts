@@ -67,6 +67,9 @@ export const CONTRACTS: Readonly<Record<string, ContractSpec>> = {
 /** The roots, in the table's order. */
 export const CONTRACT_ROOTS: readonly string[] = Object.keys(CONTRACTS);
 
+/** The root of a dated contract, upper case: `ES 12-26` → `ES`. */
+export const rootOf = (instrument: string): string => instrument.split(' ')[0]!.toUpperCase();
+
 /** The spec of a root (upper case), or undefined when the table does not have it. */
 export function contractSpec(root: string): ContractSpec | undefined {
   return Object.hasOwn(CONTRACTS, root) ? CONTRACTS[root] : undefined;
