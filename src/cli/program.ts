@@ -746,6 +746,8 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .option('--price-random <instrument>', 'drive a seeded random walk of this instrument while serving (as trade price random)')
     .option('--seed <n>', 'with --price-random: the seed (default: random, shown on the banner)')
     .option('--interval <ms>', 'with --price-random: milliseconds between steps (default 1000)')
+    .option('--price-follow <instrument...>', "follow the service's live quotes of these instruments while serving (as trade price follow), with this profile's URL and token")
+    .option('--from <backend>', 'with --price-follow: http or ws (default ws)')
     .addHelpText(
       'after',
       examples(

@@ -291,7 +291,39 @@ describe('trade serve driving a price source', () => {
     expect(refused.stderr).not.toContain('listening');
     const both = await runBin(['serve', '--port', '0', '--price-random', ES, '--price-replay', bad], env);
     expect(both.code).toBe(2);
-    expect(both.stderr).toContain('Give --price-replay or --price-random, not both');
+    expect(both.stderr).toContain('Give one of --price-replay, --price-random and --price-follow');
+    const stray = await runBin(['serve', '--port', '0', '--from', 'ws'], env);
+    expect(stray.code).toBe(2);
+    expect(stray.stderr).toContain('--from needs --price-replay, --price-random or --price-follow');
+  });
+
+  it('--price-follow sets the service\'s quotes while serving (against the reference double), until SIGTERM', async () => {
+    double = await startReferenceDouble();
+    double.setPrice(ES, 5000);
+    const { env } = home();
+    const remote = { ...env, TRADE_BASE_URL: `${double.url}/v1/api`, TRADE_TOKEN: double.token };
+    const serve = await startServe(remote, 'serve-feed-token', { args: ['--price-follow', ES, '--from', 'ws'] });
+    expect(serve.stderr()).toMatch(new RegExp(`prices {6}following ${ES} from ws`));
+    const priceNow = () => {
+      try {
+        return (queryStore(env, 'SELECT price FROM prices')[0] as { price: number } | undefined)?.price;
+      } catch {
+        return undefined;
+      }
+    };
+    const wait = async (want: number) => {
+      const deadline = Date.now() + 8_000;
+      while (priceNow() !== want && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+      expect(priceNow()).toBe(want);
+    };
+    await wait(5000);
+    double.setPrice(ES, 5001.25);
+    await wait(5001.25);
+    expect((await quoteOf(serve.url, 'serve-feed-token')).last).toBe(5001.25);
+    serve.child.kill('SIGTERM');
+    expect(await serve.exited).toEqual({ code: 0, signal: null });
+    // Only the stream was used: no RPC reached the service.
+    expect(double.requests).toEqual([]);
   });
 });
 

@@ -14,6 +14,8 @@ import { using, type CommandContext } from '../context.js';
 import { formatPrice } from '../format.js';
 import { numberOrText } from '../order-flags.js';
 import { type StopWhen, untilSignal } from '../signals.js';
+import type { Backend } from '../../backends/types.js';
+import type { Settings } from '../../config/settings.js';
 
 export interface ReplayOptions {
   instrument?: string;
@@ -299,56 +301,82 @@ export interface FollowOptions {
  * engine's last prices as they change, filling what they cross. Orders stay in the simulator:
  * nothing but quote reads is sent. Runs until Ctrl-C (exit 0); a lost connection ends it (exit 4).
  */
+/** Where `price follow` reads: the profile's backend when remote, else ws; never embedded. */
+export function followFrom(settings: Settings, flag: string | undefined): 'http' | 'ws' {
+  const from = flag ?? (settings.backend === 'embedded' ? 'ws' : settings.backend);
+  if (from !== 'http' && from !== 'ws') throw new UsageError(`--from must be http or ws (the service the prices come from), got '${from}'`);
+  return from;
+}
+
+/**
+ * Sets the remote service's quotes of the instruments as the engine's last prices as they change,
+ * until `stopped` resolves; `onPrice` after each price set. A price the simulator refuses (off the
+ * tick) is skipped, said once per instrument through `note`. Rejects when the feed fails (a lost
+ * connection).
+ */
+export async function driveFollow(
+  engine: Engine,
+  remote: Backend,
+  instruments: string[],
+  timeoutMs: number,
+  stopped: Promise<string>,
+  note: (line: string) => void,
+  onPrice: (tally: Tally, line: { instrument: string; price: number; fills: number; time: string }) => void = () => undefined,
+): Promise<Tally> {
+  const { watchQuotes } = await import('../watch-feeds.js');
+  const tally = newTally();
+  let problem: string | undefined;
+  const controller = new AbortController();
+  const running = watchQuotes({ backend: remote, signal: controller.signal, note, timeoutMs }, instruments, (quote) => {
+    const instrument = quote.instrument ?? '';
+    const price = quote.last;
+    if (!instruments.includes(instrument) || typeof price !== 'number' || !(price > 0)) return;
+    if (tally.last.get(instrument) === price) return;
+    const fills = tally.fills;
+    try {
+      setOne(engine, tally, instrument, price);
+    } catch (error) {
+      if (problem !== instrument) note(`Skipped ${instrument} ${price}: ${(error as Error).message}`);
+      problem = instrument;
+      return;
+    }
+    tally.records++;
+    onPrice(tally, { instrument, price, fills: tally.fills - fills, time: new Date().toISOString() });
+  });
+  try {
+    const reason = await Promise.race([stopped, running.then(() => undefined)]);
+    if (reason !== undefined) tally.stopped = reason;
+  } finally {
+    controller.abort();
+    await running.catch(() => undefined);
+  }
+  // A feed that ended on its own failed: its error is the caller's.
+  if (tally.stopped === undefined) await running;
+  return tally;
+}
+
 export async function runPriceFollow(ctx: CommandContext, rawInstruments: string[], options: FollowOptions, deps: { stopWhen?: StopWhen } = {}): Promise<void> {
   const instruments = parseAll(
     rawInstruments.map((raw) => () => parseInstrument(raw)),
     { hint: "Nothing was changed. Run 'trade price follow --help' for examples." },
   ) as string[];
   const settings = await ctx.settings();
-  const from = options.from ?? (settings.backend === 'embedded' ? 'ws' : settings.backend);
-  if (from !== 'http' && from !== 'ws') throw new UsageError(`--from must be http or ws (the service the prices come from), got '${from}'`);
+  const from = followFrom(settings, options.from);
   const { openBackend } = await import('../../backends/resolve.js');
-  const { watchQuotes } = await import('../watch-feeds.js');
   const stop = (deps.stopWhen ?? untilSignal)();
   const status = statusLine(ctx);
-  const tally = newTally();
-  let problem: string | undefined;
+  let tally: Tally;
   try {
     const remote = await openBackend({ ...settings, backend: from }, ctx.storeFile());
-    await using(remote, async () =>
+    tally = await using(remote, async () =>
       using(await ctx.openEngine(), async (engine) => {
-        const controller = new AbortController();
         const note = (line: string) => ctx.io.err(ctx.io.errColor.dim(line));
         note(`Following quotes of ${instruments.join(', ')} from ${remote.label} into the simulator (${engine.file}). Ctrl-C stops.`);
-        const running = watchQuotes({ backend: remote, signal: controller.signal, note, timeoutMs: settings.timeoutMs }, instruments, (quote) => {
-          const instrument = quote.instrument ?? '';
-          const price = quote.last;
-          if (!instruments.includes(instrument) || typeof price !== 'number' || !(price > 0)) return;
-          if (tally.last.get(instrument) === price) return;
-          const fills = tally.fills;
-          try {
-            setOne(engine, tally, instrument, price);
-          } catch (error) {
-            // A price the simulator refuses (off the tick) is skipped, said once per instrument.
-            if (problem !== instrument) note(`Skipped ${instrument} ${price}: ${(error as Error).message}`);
-            problem = instrument;
-            return;
-          }
-          tally.records++;
-          const line = { instrument, price, fills: tally.fills - fills, time: new Date().toISOString() };
+        return driveFollow(engine, remote, instruments, settings.timeoutMs, stop.stopped, note, (t, line) => {
           if (options.json) ctx.io.out(JSON.stringify(line));
-          else ctx.io.out(`${line.time.slice(11, 19)}  ${instrument}  ${formatPrice(price)}${line.fills ? `  filled ${line.fills}` : ''}`);
-          status.show(`${instrument} ${formatPrice(price)}  prices ${tally.prices}  fills ${tally.fills}`);
+          else ctx.io.out(`${line.time.slice(11, 19)}  ${line.instrument}  ${formatPrice(line.price)}${line.fills ? `  filled ${line.fills}` : ''}`);
+          status.show(`${line.instrument} ${formatPrice(line.price)}  prices ${t.prices}  fills ${t.fills}`);
         });
-        try {
-          const reason = await Promise.race([stop.stopped, running.then(() => undefined)]);
-          if (reason !== undefined) tally.stopped = reason;
-        } finally {
-          controller.abort();
-          await running.catch(() => undefined);
-        }
-        // A feed that ended on its own failed: its error is the command's.
-        if (tally.stopped === undefined) await running;
       }),
     );
   } finally {

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { ConfigError, UsageError } from '../../order/errors.js';
+import { ConfigError, parseAll, UsageError } from '../../order/errors.js';
+import { parseInstrument } from '../../order/schema.js';
 import { generateToken, isUsableToken } from '../../server/auth.js';
 import { DEFAULT_BURST, describeRateLimit, parseBurst, parseMaxConnections, parseRate, type RateLimitOptions } from '../../server/limits.js';
 import { createServer, WS_PATH } from '../../server/server.js';
@@ -22,6 +23,8 @@ export interface ServeOptions {
   priceRandom?: string;
   seed?: string;
   interval?: string;
+  priceFollow?: string[];
+  from?: string;
 }
 
 export interface ServeDeps {
@@ -102,12 +105,13 @@ export async function runServe(ctx: CommandContext, options: ServeOptions, deps:
   const rateLimit = rateLimitFrom(options);
   const maxConnections = options.maxConnections === undefined ? undefined : parseMaxConnections(options.maxConnections);
   const { token, source } = await resolveToken(options.tokenFile, ctx.env);
-  const feed = await planFeed(options);
+  const feed = await planFeed(ctx, options);
 
   // Installed before listening, so a signal that comes while starting still shuts down cleanly.
   const stop = (deps.stopWhen ?? untilSignal)();
-  const engine = await ctx.openEngine().catch((error: unknown) => {
+  const engine = await ctx.openEngine().catch(async (error: unknown) => {
     stop.dispose();
+    if (feed?.kind === 'follow') await feed.remote.close();
     throw error;
   });
   let running: Promise<unknown> | undefined;
@@ -150,12 +154,17 @@ export async function runServe(ctx: CommandContext, options: ServeOptions, deps:
     io.err(io.errColor.dim('  Ctrl-C (SIGINT) or SIGTERM stops it.'));
     // The price source runs beside the server on the same engine, until it ends or the server stops.
     if (feed) {
-      const { driveReplay, driveWalk, describeReplay, describeWalk } = await import('./price-feed.js');
+      const { driveFollow, driveReplay, driveWalk, describeReplay, describeWalk } = await import('./price-feed.js');
+      const note = (line: string) => io.err(io.errColor.dim(`trade serve: ${line}`));
       running = (
         feed.kind === 'replay'
           ? driveReplay(engine, feed.plan, feed.speed, stop.stopped).then((tally) => !tally.stopped && io.err(`trade serve: price replay done: ${describeReplay(feed.plan, tally)}`))
-          : driveWalk(engine, feed.plan, stop.stopped).then((tally) => !tally.stopped && io.err(`trade serve: random walk done: ${describeWalk(feed.plan, tally)}`))
-      ).catch((error: unknown) => io.err(io.errColor.red(`trade serve: the price source stopped: ${error instanceof Error ? error.message : String(error)}`)));
+          : feed.kind === 'random'
+            ? driveWalk(engine, feed.plan, stop.stopped).then((tally) => !tally.stopped && io.err(`trade serve: random walk done: ${describeWalk(feed.plan, tally)}`))
+            : driveFollow(engine, feed.remote, feed.instruments, feed.timeoutMs, stop.stopped, note)
+      )
+        .catch((error: unknown) => io.err(io.errColor.red(`trade serve: the price source stopped: ${error instanceof Error ? error.message : String(error)}`)))
+        .finally(() => (feed.kind === 'follow' ? feed.remote.close() : undefined));
     }
 
     const reason = await stop.stopped;
@@ -164,6 +173,8 @@ export async function runServe(ctx: CommandContext, options: ServeOptions, deps:
   } finally {
     stop.dispose();
     await running;
+    // A follow that never started still holds its connection to the service.
+    if (feed?.kind === 'follow' && !running) await feed.remote.close();
     engine.close();
   }
   io.err('trade serve stopped');
@@ -171,18 +182,33 @@ export async function runServe(ctx: CommandContext, options: ServeOptions, deps:
 
 type Feed =
   | { kind: 'replay'; plan: import('./price-feed.js').ReplayPlan; speed: number; describe: string }
-  | { kind: 'random'; plan: import('./price-feed.js').WalkPlan; describe: string };
+  | { kind: 'random'; plan: import('./price-feed.js').WalkPlan; describe: string }
+  | { kind: 'follow'; remote: import('../../backends/types.js').Backend; instruments: string[]; timeoutMs: number; describe: string };
 
-/** The price source of --price-replay or --price-random, checked whole before anything is served. */
-async function planFeed(options: ServeOptions): Promise<Feed | undefined> {
-  if (options.priceReplay !== undefined && options.priceRandom !== undefined)
-    throw new UsageError('Give --price-replay or --price-random, not both');
-  if (options.priceReplay === undefined && options.priceRandom === undefined) {
-    for (const [flag, value] of [['--speed', options.speed], ['--price-instrument', options.priceInstrument], ['--seed', options.seed], ['--interval', options.interval]] as const)
-      if (value !== undefined) throw new UsageError(`${flag} needs --price-replay or --price-random`);
+/**
+ * The price source of --price-replay, --price-random or --price-follow, checked whole before
+ * anything is served (a follow's service connection is opened then too).
+ */
+async function planFeed(ctx: CommandContext, options: ServeOptions): Promise<Feed | undefined> {
+  const given = [options.priceReplay, options.priceRandom, options.priceFollow].filter((v) => v !== undefined).length;
+  if (given > 1) throw new UsageError('Give one of --price-replay, --price-random and --price-follow');
+  if (given === 0) {
+    for (const [flag, value] of [['--speed', options.speed], ['--price-instrument', options.priceInstrument], ['--seed', options.seed], ['--interval', options.interval], ['--from', options.from]] as const)
+      if (value !== undefined) throw new UsageError(`${flag} needs --price-replay, --price-random or --price-follow`);
     return undefined;
   }
-  const { parseSpeed, planReplay, planWalk } = await import('./price-feed.js');
+  const { followFrom, parseSpeed, planReplay, planWalk } = await import('./price-feed.js');
+  if (options.priceFollow !== undefined) {
+    for (const [flag, value] of [['--speed', options.speed], ['--price-instrument', options.priceInstrument], ['--seed', options.seed], ['--interval', options.interval]] as const)
+      if (value !== undefined) throw new UsageError(`${flag} does not go with --price-follow`);
+    const instruments = parseAll(options.priceFollow.map((raw) => () => parseInstrument(raw)), { hint: 'Nothing was served.' }) as string[];
+    const settings = await ctx.settings();
+    const from = followFrom(settings, options.from);
+    const { openBackend } = await import('../../backends/resolve.js');
+    const remote = await openBackend({ ...settings, backend: from }, ctx.storeFile());
+    return { kind: 'follow', remote, instruments, timeoutMs: settings.timeoutMs, describe: `following ${instruments.join(', ')} from ${remote.label}` };
+  }
+  if (options.from !== undefined) throw new UsageError('--from goes with --price-follow');
   if (options.priceReplay !== undefined) {
     if (options.seed !== undefined || options.interval !== undefined) throw new UsageError('--seed and --interval go with --price-random, not --price-replay');
     const speed = parseSpeed(options.speed);
