@@ -173,6 +173,8 @@ export function handleRpcConnection(socket: WebSocket, remote: string, ctx: RpcS
   /** Reads nothing more until the client has read its replies down to the low-water mark. */
   const waitForDrain = () => {
     socket.pause();
+    // One wait at a time: a message that arrives meanwhile joins the queue and is answered after it.
+    if (waiting) return;
     overSince ??= Date.now();
     if (Date.now() - overSince >= bounds.stallMs) {
       ctx.log?.(`${remote} WS closed 1008: more than ${bounds.highWaterBytes} bytes of replies unread for ${bounds.stallMs} ms`);
