@@ -170,8 +170,7 @@ export function checkTicks(file: string, records: FeedRecord[], instrumentOf: (r
     const off = record.prices.find((p) => !onTick(instrument, p));
     if (off !== undefined) {
       const [below, above] = nearestTicks(instrument, off);
-      const size = contractSpec(rootOf(instrument))!.tickSize;
-      throw fail(file, record.line, `${off} is not a multiple of the tick size ${size} of ${rootOf(instrument)}; the nearest valid prices are ${below} and ${above}`);
+      throw fail(file, record.line, `${off} is not a multiple of the tick size ${tickSizeOf(instrument)} of ${rootOf(instrument)}; the nearest valid prices are ${below} and ${above}`);
     }
   }
 }

@@ -6,10 +6,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { runPriceFollow } from '../../src/cli/commands/price-feed.js';
 import { createEngine } from '../../src/engine/engine.js';
-import { BIN, queryStore, runBin, runCli, tempHome } from '../helpers/cli.js';
+import type { Env } from '../../src/config/paths.js';
+import { queryStore, runBin, runCli, tempHome } from '../helpers/cli.js';
+import { killLongRuns, startBin } from '../helpers/long-run.js';
 import { inProcess, until } from '../helpers/in-process.js';
 import { startReferenceDouble, type ReferenceDouble } from '../helpers/reference-double.js';
 import { killServes, startServe } from '../helpers/serve-process.js';
@@ -22,6 +23,7 @@ afterEach(async () => {
   await double?.close();
   double = undefined;
   await killServes();
+  await killLongRuns();
 });
 function home() {
   const h = tempHome();
@@ -47,6 +49,16 @@ function dayOfBars(): string {
 }
 
 const json = (text: string) => JSON.parse(text) as Record<string, unknown>;
+
+/** A read of the store a running process writes: undefined until the store is there. */
+function storeRead<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch {
+    return undefined;
+  }
+}
+const ticksIn = (env: Env) => storeRead(() => (queryStore(env, 'SELECT COUNT(*) AS n FROM ticks')[0] as { n: number }).n) ?? 0;
 
 describe('paper trading with a replayed day of bars', () => {
   it('fills ATM brackets entered at the open in the bars\' stated order; the P&L is in dollars', async () => {
@@ -148,28 +160,11 @@ describe('trade price random', () => {
 
   it('stops on SIGINT with exit 0 and a summary', async () => {
     const { env } = home();
-    const child = spawn(process.execPath, [BIN, 'price', 'random', ES, '--start', '5000', '--seed', '1', '--interval', '20'], {
-      env: { PATH: process.env.PATH, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const run = startBin(['price', 'random', ES, '--start', '5000', '--seed', '1', '--interval', '20'], env);
     // Steps are being taken once the store has a tick past the start.
-    const deadline = Date.now() + 10_000;
-    const ticks = () => {
-      try {
-        return (queryStore(env, 'SELECT COUNT(*) AS n FROM ticks')[0] as { n: number }).n;
-      } catch {
-        return 0;
-      }
-    };
-    while (ticks() < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    child.kill('SIGINT');
-    expect(await exited, stderr).toBe(0);
-    expect(stdout).toMatch(/^Stopped \(SIGINT\) after \d+ steps of a random walk of ES 03-27 \(seed 1, up to 4 ticks a step\)/);
+    await until('three steps', () => ticksIn(env) >= 3, 10_000);
+    expect(await run.stop('SIGINT'), run.stderr()).toEqual({ code: 0, signal: null });
+    expect(run.lines().join('\n')).toMatch(/^Stopped \(SIGINT\) after \d+ steps of a random walk of ES 03-27 \(seed 1, up to 4 ticks a step\)/);
   });
 });
 
@@ -259,8 +254,7 @@ describe('trade serve driving a price source', () => {
     await runCli(['place', '--account', 'Sim101', '--instrument', ES, '--action', 'SELL', '--quantity', '1', '--order-type', 'LIMIT', '--limit-price', '5006', '--tif', 'GTC'], env);
     const serve = await startServe(env, 'serve-feed-token', { args: ['--price-replay', file, '--price-instrument', ES, '--speed', 'max'] });
     expect(serve.stderr()).toContain(`prices      replaying ${file} (390 records) at full speed`);
-    const deadline = Date.now() + 10_000;
-    while (!serve.stderr().includes('price replay done') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    await until('the replay to end', () => serve.stderr().includes('price replay done'), 10_000).catch(() => undefined);
     expect(serve.stderr()).toContain('trade serve: price replay done: replayed 390 of 390 records (390 bars, 0 ticks)');
     expect(await quoteOf(serve.url, 'serve-feed-token')).toMatchObject({ last: 5008 });
     serve.child.kill('SIGTERM');
@@ -274,13 +268,8 @@ describe('trade serve driving a price source', () => {
     await runCli(['price', 'set', ES, '5000'], env);
     const serve = await startServe(env, 'serve-feed-token', { args: ['--price-random', ES, '--seed', '5', '--interval', '20'] });
     expect(serve.stderr()).toContain(`prices      a random walk of ${ES} (seed 5), a step every 20 ms`);
-    const deadline = Date.now() + 10_000;
-    let ticks = 0;
-    while (ticks < 5 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      ticks = (queryStore(env, 'SELECT COUNT(*) AS n FROM ticks')[0] as { n: number }).n;
-    }
-    expect(ticks).toBeGreaterThanOrEqual(5);
+    await until('five steps', () => ticksIn(env) >= 5, 10_000);
+    expect(ticksIn(env)).toBeGreaterThanOrEqual(5);
     serve.child.kill('SIGTERM');
     expect(await serve.exited).toEqual({ code: 0, signal: null });
     const bad = join(dir, 'bad.csv');
@@ -304,16 +293,9 @@ describe('trade serve driving a price source', () => {
     const remote = { ...env, TRADE_BASE_URL: `${double.url}/v1/api`, TRADE_TOKEN: double.token };
     const serve = await startServe(remote, 'serve-feed-token', { args: ['--price-follow', ES, '--from', 'ws'] });
     expect(serve.stderr()).toMatch(new RegExp(`prices {6}following ${ES} from ws`));
-    const priceNow = () => {
-      try {
-        return (queryStore(env, 'SELECT price FROM prices')[0] as { price: number } | undefined)?.price;
-      } catch {
-        return undefined;
-      }
-    };
+    const priceNow = () => storeRead(() => (queryStore(env, 'SELECT price FROM prices')[0] as { price: number } | undefined)?.price);
     const wait = async (want: number) => {
-      const deadline = Date.now() + 8_000;
-      while (priceNow() !== want && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+      await until(`the price ${want}`, () => priceNow() === want, 8_000).catch(() => undefined);
       expect(priceNow()).toBe(want);
     };
     await wait(5000);

@@ -192,9 +192,9 @@ export function describeReplay(plan: ReplayPlan, tally: Tally): string {
  */
 export async function runPriceReplay(ctx: CommandContext, file: string, options: ReplayOptions): Promise<void> {
   const speed = parseSpeed(options.speed);
-  if (options.instrument !== undefined) parseAll<[string]>([() => parseInstrument(options.instrument)], { hint: 'Nothing was replayed.' });
-  await requireEmbedded(ctx, 'price replay');
+  // Reading and checking the file sets nothing: the flags and the file are judged first.
   const plan = await planReplay(file, options.instrument);
+  await requireEmbedded(ctx, 'price replay');
   const stop = untilSignal();
   const status = statusLine(ctx);
   let tally: Tally;

@@ -189,18 +189,26 @@ type Feed =
  * The price source of --price-replay, --price-random or --price-follow, checked whole before
  * anything is served (a follow's service connection is opened then too).
  */
+/** Each price source's own flags, by the source flag they go with. */
+const SOURCE_FLAGS: ReadonlyArray<readonly [source: string, flags: ReadonlyArray<readonly [flag: string, key: keyof ServeOptions]>]> = [
+  ['--price-replay', [['--speed', 'speed'], ['--price-instrument', 'priceInstrument']]],
+  ['--price-random', [['--seed', 'seed'], ['--interval', 'interval']]],
+  ['--price-follow', [['--from', 'from']]],
+];
+
 async function planFeed(ctx: CommandContext, options: ServeOptions): Promise<Feed | undefined> {
-  const given = [options.priceReplay, options.priceRandom, options.priceFollow].filter((v) => v !== undefined).length;
-  if (given > 1) throw new UsageError('Give one of --price-replay, --price-random and --price-follow');
-  if (given === 0) {
-    for (const [flag, value] of [['--speed', options.speed], ['--price-instrument', options.priceInstrument], ['--seed', options.seed], ['--interval', options.interval], ['--from', options.from]] as const)
-      if (value !== undefined) throw new UsageError(`${flag} needs --price-replay, --price-random or --price-follow`);
-    return undefined;
+  const sources = { '--price-replay': options.priceReplay, '--price-random': options.priceRandom, '--price-follow': options.priceFollow };
+  const given = Object.entries(sources).filter(([, value]) => value !== undefined).map(([flag]) => flag);
+  if (given.length > 1) throw new UsageError('Give one of --price-replay, --price-random and --price-follow');
+  for (const [source, flags] of SOURCE_FLAGS) {
+    for (const [flag, key] of flags) {
+      if (options[key] === undefined || given[0] === source) continue;
+      throw new UsageError(given.length === 0 ? `${flag} needs --price-replay, --price-random or --price-follow` : `${flag} goes with ${source}, not ${given[0]}`);
+    }
   }
+  if (given.length === 0) return undefined;
   const { followFrom, parseSpeed, planReplay, planWalk } = await import('./price-feed.js');
   if (options.priceFollow !== undefined) {
-    for (const [flag, value] of [['--speed', options.speed], ['--price-instrument', options.priceInstrument], ['--seed', options.seed], ['--interval', options.interval]] as const)
-      if (value !== undefined) throw new UsageError(`${flag} does not go with --price-follow`);
     const instruments = parseAll(options.priceFollow.map((raw) => () => parseInstrument(raw)), { hint: 'Nothing was served.' }) as string[];
     const settings = await ctx.settings();
     const from = followFrom(settings, options.from);
@@ -208,14 +216,11 @@ async function planFeed(ctx: CommandContext, options: ServeOptions): Promise<Fee
     const remote = await openBackend({ ...settings, backend: from }, ctx.storeFile());
     return { kind: 'follow', remote, instruments, timeoutMs: settings.timeoutMs, describe: `following ${instruments.join(', ')} from ${remote.label}` };
   }
-  if (options.from !== undefined) throw new UsageError('--from goes with --price-follow');
   if (options.priceReplay !== undefined) {
-    if (options.seed !== undefined || options.interval !== undefined) throw new UsageError('--seed and --interval go with --price-random, not --price-replay');
     const speed = parseSpeed(options.speed);
     const plan = await planReplay(options.priceReplay, options.priceInstrument);
     return { kind: 'replay', plan, speed, describe: `replaying ${options.priceReplay} (${plan.records.length} records) at ${speed === 0 ? 'full speed' : `${speed}× its pace`}` };
   }
-  if (options.speed !== undefined || options.priceInstrument !== undefined) throw new UsageError('--speed and --price-instrument go with --price-replay, not --price-random');
   const plan = planWalk(options.priceRandom!, { seed: options.seed, interval: options.interval });
   return { kind: 'random', plan, describe: `a random walk of ${plan.instrument} (seed ${plan.seed}), a step every ${plan.interval} ms` };
 }
