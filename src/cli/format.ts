@@ -85,6 +85,8 @@ export function formatOrderResult(
   pairs.push(['order id', shown(result.value.orderId)]);
   pairs.push(['account', account]);
   if (detail?.order) pairs.push(['status', orderStatus(detail.order)]);
+  for (const demo of detail?.demoPrices ?? [])
+    pairs.push(['price', `${formatPrice(demo.price)}: the demo price of ${shown(demo.instrument.split(' ')[0]!)}, as ${shown(demo.instrument)} had no price (trade price source chooses where prices come from)`]);
   if (kind === 'place' && detail?.cancelledOrderIds?.length) pairs.push(['cancelled', `${detail.cancelledOrderIds.join(', ')}`]);
   pairs.push(...bracketRows(detail?.bracketOrders));
   pairs.push(['backend', backendLabel]);

@@ -263,9 +263,9 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
 
   const price = program
     .command('price')
-    .summary('Set, replay, random-walk and list last prices on the embedded engine')
+    .summary('Set, replay, random-walk, follow and list last prices on the embedded engine; choose their source')
     .description('Set and list last prices on the embedded engine; a new price fills the working orders it crosses.')
-    .addHelpText('after', examples(`trade price set "ES 09-25" 4500.25`, 'trade price list', 'trade price replay es-bars.csv --instrument ES --speed 60', 'trade price random ES --start 5000 --seed 7'));
+    .addHelpText('after', examples(`trade price set "ES 09-25" 4500.25`, 'trade price list', 'trade price replay es-bars.csv --instrument ES --speed 60', 'trade price random ES --start 5000 --seed 7', 'trade price source remote --instrument ES', 'trade price run'));
   price
     .command('set')
     .description('Set the last price of an instrument and fill the working orders it crosses, oldest first.')
@@ -297,7 +297,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
       "Move an instrument's last price by a seeded random walk on its tick grid, filling the working orders it crosses: one step every --interval ms, each up to --max-ticks ticks either way. The same --seed, --start and sizes give the same prices. Ctrl-C stops it, exit 0.",
     )
     .argument('<instrument>', "instrument: 'ES 09-25', or ES, ES1!, ESU5")
-    .option('--start <price>', 'the first price to walk from (default: the last price)')
+    .option('--start <price>', "the first price to walk from (default: the last price, else the root's demo price)")
     .option('--seed <n>', 'a whole number from 0 to 4294967295 (default: a random one, printed at the end)')
     .option('--steps <n>', 'stop after this many steps (default: until Ctrl-C)')
     .option('--interval <ms>', 'milliseconds between steps (default 1000; 0: as fast as possible)')
@@ -323,6 +323,48 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
       await runPriceFollow(ctx, instruments, options);
     });
   price
+    .command('source')
+    .description(
+      "Choose where prices come from on the embedded engine, for every instrument, a root (--instrument ES: all its contracts) or one contract; the most specific choice wins, and every process sharing the store (trade serve too) follows it. manual: trade price set only, and a MARKET order for an instrument with no price is refused. demo (the default): as manual, but an instrument with no price starts at its root's demo price (trade contract list shows them). random, remote (the service's live quotes, with this profile's URL and token) and replay FILE: prices set while trade price run or trade serve drives them. With no SOURCE, lists the choices; --reset forgets one.",
+    )
+    .argument('[source]', 'manual, demo, random, remote or replay')
+    .argument('[file]', 'replay: a .csv or .ndjson file of ticks or bars (checked now)')
+    .option('--instrument <instrument>', "a root (ES: every ES contract) or one contract ('ES 09-25', ESU5); none: every instrument")
+    .option('--reset', "forget the choice for --instrument (or every instrument's): back to the default")
+    .option('--speed <n>', "replay: times real time from the file's times (default 1); 0 or max: as fast as possible")
+    .option('--seed <n>', 'random: the walk\'s seed, 0 to 4294967295 (default: a random one, kept)')
+    .option('--interval <ms>', 'random: milliseconds between steps (default 1000)')
+    .option('--max-ticks <n>', 'random: the most ticks one step moves (default 4)')
+    .option('--from <backend>', "remote: http or ws (default: the profile's backend when remote, else ws)")
+    .option('--json', 'print the choice (or {"sources":[...]}) as JSON on stdout')
+    .addHelpText(
+      'after',
+      examples(
+        'trade price source',
+        'trade price source manual',
+        'trade price source remote --instrument ES --from ws',
+        'trade price source random --instrument "NQ 12-26" --seed 7 --interval 500',
+        'trade price source replay es-1min.csv --instrument "ES 03-27" --speed 60',
+        'trade price source --reset --instrument ES',
+      ),
+    )
+    .action(async (source: string | undefined, file: string | undefined, options) => {
+      const { runPriceSource } = await import('./commands/price-source.js');
+      await runPriceSource(ctx, source, file, options);
+    });
+  price
+    .command('run')
+    .description(
+      "Run the price sources chosen with trade price source (random, remote, replay) in the foreground, setting the embedded engine's prices and filling what they cross: every chosen one, or the named instruments'. Ends when every replay and walk has ended and nothing endless remains, or at Ctrl-C (exit 0); a lost connection to the service exits 4.",
+    )
+    .argument('[instrument...]', "only these instruments' sources: 'ES 09-25', ES, ES1!, ESU5")
+    .option('--json', 'print {"feeds":[...]} with what each source did at the end')
+    .addHelpText('after', examples('trade price run', 'trade price run "ES 03-27" --json'))
+    .action(async (instruments: string[], options) => {
+      const { runPriceRun } = await import('./commands/price-source.js');
+      await runPriceRun(ctx, instruments, options);
+    });
+  price
     .command('list')
     .description('List the last price of every instrument.')
     .option('--json', 'print {"prices":[...],"success":true} on stdout')
@@ -334,9 +376,9 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
 
   const contract = program
     .command('contract')
-    .summary("The contract table; the simulator's commission and slippage per root")
+    .summary("The contract table, your own contracts; the simulator's commission and slippage per root")
     .description("The contract table the simulator trades by (tick, point value, listed months, daily close), and the simulator's own settings per root: a commission per contract charged on every fill, and slippage in ticks on market and stop fills.")
-    .addHelpText('after', examples('trade contract list', 'trade contract set ES --commission 2.25 --slippage 1'));
+    .addHelpText('after', examples('trade contract list', 'trade contract set ES --commission 2.25 --slippage 1', 'trade contract add FDAX --tick-size 0.5 --point-value 25'));
   contract
     .command('list')
     .description("Every root of the contract table with its tick, point value, tick value, listed months, daily close, and the simulator's commission and slippage.")
@@ -357,6 +399,36 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .action(async (root: string, options) => {
       const { runContractSet } = await import('./commands/contract.js');
       await runContractSet(ctx, root, options);
+    });
+
+  contract
+    .command('add')
+    .description(
+      "Add a contract the table lacks, or override one of the table's, for the simulator: its tick size and point value (money per 1.0 of price) at least. Prices of it must then be on its tick, and P&L is in money by its point value. Its instruments are written in the dated form ('FDAX 12-26'); the front-month forms (FDAX, FDAX1!) are the table's roots' only. Accounts are in US dollars: no currency conversion is modelled.",
+    )
+    .argument('<root>', 'letters and digits, up to 12: FDAX, ZW, ...')
+    .requiredOption('--tick-size <size>', 'the smallest price step, e.g. 0.25')
+    .requiredOption('--point-value <money>', 'money per 1.0 of price, e.g. 50')
+    .option('--name <text>', 'a name (default: the root)')
+    .option('--exchange <text>', 'the exchange (default: CME)')
+    .option('--months <codes>', 'listed months as codes (HMUZ) or numbers (3,6,9,12); default every month')
+    .option('--close <HH:MM>', 'the daily session end in America/Chicago, for DAY orders (default 16:00)')
+    .option('--demo-price <price>', 'where the demo price source starts an instrument with no price (on the tick)')
+    .option('--json', 'print the contract as JSON on stdout')
+    .addHelpText('after', examples('trade contract add FDAX --tick-size 0.5 --point-value 25 --months HMUZ --demo-price 19000', 'trade contract add ES --tick-size 0.25 --point-value 50 --close 15:15'))
+    .action(async (root: string, options) => {
+      const { runContractAdd } = await import('./commands/contract.js');
+      await runContractAdd(ctx, root, options);
+    });
+  contract
+    .command('remove')
+    .description("Remove a contract added with trade contract add; a root of the table comes back as the table has it. Orders and positions in it stay.")
+    .argument('<root>', 'a root added with trade contract add')
+    .option('--json', 'print {"root","removed":true,"success":true} on stdout')
+    .addHelpText('after', examples('trade contract remove FDAX'))
+    .action(async (root: string, options) => {
+      const { runContractRemove } = await import('./commands/contract.js');
+      await runContractRemove(ctx, root, options);
     });
 
   const atm = program

@@ -23,12 +23,15 @@ import {
   toTemplate,
 } from './queries.js';
 import { createMarket } from './market.js';
+import { loadCustomContracts, type PriceSourceKind, type PriceSourceParams, sourceOf, toSourceRecord } from './sources.js';
+import { allContracts, contractSpec, type ContractSpec } from '../service/contracts.js';
 import { type Db, openStore } from './store.js';
 import { guardEngine, toStoreError } from './store-errors.js';
 import { createTrading } from './trading.js';
 import type { ContractSettings, Engine, EngineOptions, OrderFilter, OrderListFilter, Page, Paged, PositionRecord } from './types.js';
 
 export * from './types.js';
+export { DEFAULT_SOURCE, PRICE_SOURCES, type PriceSourceKind, type PriceSourceParams, type PriceSourceRecord } from './sources.js';
 export { nextPosition } from './position.js';
 export { newOrderId };
 
@@ -154,6 +157,38 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
     return toSettings(q.contractSetting.get(root)!);
   });
 
+  loadCustomContracts(core);
+  /** The user's contracts and the table's; read again from the store, another process may have changed them. */
+  const contracts = () => {
+    loadCustomContracts(core);
+    return allContracts();
+  };
+  const addContract = write((time, spec: ContractSpec) => {
+    q.addCustomContract.run({
+      root: spec.root,
+      name: spec.name,
+      exchange: spec.exchange,
+      tick_size: spec.tickSize,
+      point_value: spec.pointValue,
+      months: spec.months.join(','),
+      day_end: spec.dayEnd,
+      demo_price: spec.demoPrice ?? null,
+      updated_at: time,
+    });
+    loadCustomContracts(core);
+    return contractSpec(spec.root)!;
+  });
+  const removeContract = write((_time, root: string) => {
+    const removed = q.removeCustomContract.run(root).changes > 0;
+    loadCustomContracts(core);
+    return removed;
+  });
+  const setPriceSource = write((time, target: string, source: PriceSourceKind, params: PriceSourceParams) => {
+    q.setPriceSource.run(target, source, JSON.stringify(params), time);
+    return toSourceRecord(q.priceSource.get(target)!);
+  });
+  const clearPriceSource = write((_time, target: string) => q.removePriceSource.run(target).changes > 0);
+
   const addAtm = write((time, template: AtmTemplate) => addTemplate(core, template, time));
   const removeAtm = write((_time, name: string) => removeTemplate(core, name));
 
@@ -233,6 +268,13 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
     accountMoney: (account) => market.money(resolveAccount(account), clock()),
     contractSettings: () => q.contractSettings.all().map(toSettings),
     setContractSettings,
+    contracts,
+    addContract,
+    removeContract,
+    priceSources: () => q.priceSources.all().map(toSourceRecord),
+    priceSourceOf: (instrument) => sourceOf(core, instrument),
+    setPriceSource,
+    clearPriceSource,
     getFill(account, executionId) {
       return this.listFills({ account }).find((f) => f.executionId === executionId);
     },

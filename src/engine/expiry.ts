@@ -6,7 +6,7 @@
 import type { Core } from './core.js';
 import { cancelSiblings } from './oco.js';
 import type { OrderRow } from './queries.js';
-import { closeOf, DEFAULT_CLOSE, OTHER_CLOSES, sessionEnd } from './session.js';
+import { closeOf, DEFAULT_CLOSE, otherCloses, sessionEnd } from './session.js';
 import type { Effects } from './types.js';
 
 /** When a working DAY order's session ends: at its contract's daily close. */
@@ -42,7 +42,7 @@ function groupDue(group: string, oldest: string | null | undefined, close: strin
 export function hasExpiredDayOrders(core: Core, now: Date): boolean {
   if (!core.q.oldestWorkingDay.get()?.oldest) return false;
   if (groupDue(DEFAULT_CLOSE, core.q.oldestWorkingDayDefault.get()?.oldest, DEFAULT_CLOSE, now)) return true;
-  for (const [close, roots] of Object.entries(OTHER_CLOSES)) {
+  for (const [close, roots] of Object.entries(otherCloses())) {
     for (const root of roots) {
       if (groupDue(root, core.q.oldestWorkingDayOfRoot.get(`${root} `, `${root}!`)?.oldest, close, now)) return true;
     }

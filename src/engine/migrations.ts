@@ -133,6 +133,28 @@ export const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   ALTER TABLE fills ADD COLUMN commission REAL NOT NULL DEFAULT 0;
   `,
+  // 7: the user's own contracts (\`trade contract add\`: roots the table lacks, or overrides of its
+  // own), and where each instrument's prices come from (\`trade price source\`): \`*\` for every
+  // instrument, a root, or one contract; the most specific wins.
+  `
+  CREATE TABLE custom_contracts (
+    root TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    exchange TEXT NOT NULL,
+    tick_size REAL NOT NULL,
+    point_value REAL NOT NULL,
+    months TEXT NOT NULL,
+    day_end TEXT NOT NULL,
+    demo_price REAL,
+    updated_at TEXT NOT NULL
+  ) WITHOUT ROWID;
+  CREATE TABLE price_sources (
+    target TEXT PRIMARY KEY,
+    source TEXT NOT NULL,
+    params TEXT NOT NULL DEFAULT '{}',
+    updated_at TEXT NOT NULL
+  ) WITHOUT ROWID;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -6,7 +6,8 @@ import { RejectedError } from '../order/errors.js';
 import { NEEDS_STOP, type Order } from '../order/schema.js';
 import { findTemplate } from './atm.js';
 import { type Core, lastPrice } from './core.js';
-import { fillOrder, work } from './fills.js';
+import { fillOrder, sweep, work } from './fills.js';
+import { missingPrice } from './sources.js';
 import { stopIsTouched } from './matching.js';
 import { rootOf } from '../service/contracts.js';
 import { nearestTicks, onTick, tickSizeOf } from './price-feed.js';
@@ -103,8 +104,9 @@ function prepare(core: Core, order: Order, origin: OrderOrigin, time: string, la
 
 /**
  * Places an order in an account already resolved. A MARKET order fills at once at the last
- * price (unknown when there is none); a LIMIT order marketable at the last price fills at once
- * at that price; anything else works until a price crosses it.
+ * price — with none, at its root's demo price when the instrument's price source is `demo`, else
+ * it is refused (sources.ts); a LIMIT order marketable at the last price fills at once at that
+ * price; anything else works until a price crosses it.
  */
 export function placeOrder(
   core: Core,
@@ -115,8 +117,20 @@ export function placeOrder(
   /** The ATM entry (its row id) that owns the order, as its brackets are owned: CloseStrategy's close. */
   parentId: string | null = null,
 ): OrderRecord {
-  const last = lastPrice(core, order.instrument);
-  const row = prepare(core, order, origin, time, last, parentId);
+  let last = lastPrice(core, order.instrument);
+  const missing =
+    order.orderType === 'MARKET' && last === undefined
+      ? missingPrice(core, order.account, order.instrument, order.action === 'BUY' ? order.quantity : -order.quantity)
+      : undefined;
+  const row = prepare(core, order, origin, time, missing?.demo ?? last, parentId);
+  if (missing?.demo !== undefined) {
+    // Every check passed: the demo price becomes the instrument's last price, as a price set would.
+    last = missing.demo;
+    core.q.upsertPrice.run(order.instrument, last, time);
+    core.q.insertTick.run(order.instrument, last, time);
+    (effects.demoPrices ??= []).push({ instrument: order.instrument, price: last });
+    sweep(core, order.instrument, null, last, time, effects);
+  }
   core.q.insertOrder.run(row);
   if (order.orderType === 'MARKET') {
     const brackets = fillOrder(core, core.q.orderById.get(row.id)!, last ?? null, time, effects);

@@ -1,6 +1,8 @@
 /** The engine's rows, their conversion to records, and its prepared statements. */
 import type { Action, OrderType, TimeInForce } from '../order/schema.js';
-import { OTHER_CLOSES } from './session.js';
+import { contractsGeneration } from '../service/contracts.js';
+import { otherCloses } from './session.js';
+import type { Statement } from 'better-sqlite3';
 import type { Db } from './store.js';
 import type { AtmTemplate, FillRecord, OrderOrigin, OrderRecord, OrderState, PositionRecord } from './types.js';
 
@@ -182,6 +184,28 @@ function lazily<T extends Record<string, () => unknown>>(factories: T): { [K in 
   return built;
 }
 
+/** A user's contract (`trade contract add`); `months` as `3,6,9,12`. */
+export interface CustomContractRow {
+  root: string;
+  name: string;
+  exchange: string;
+  tick_size: number;
+  point_value: number;
+  months: string;
+  day_end: string;
+  demo_price: number | null;
+  updated_at: string;
+}
+
+/** Where an instrument's prices come from: `*`, a root (`ES`) or a contract (`ES 09-25`). */
+export interface PriceSourceRow {
+  target: string;
+  source: string;
+  /** JSON: the source's settings (a replay's file and speed, a walk's seed, ...). */
+  params: string;
+  updated_at: string;
+}
+
 export function prepareQueries(db: Db) {
   return lazily({
     account: () => db.prepare<[string], { name: string; id: number }>('SELECT name, rowid AS id FROM accounts WHERE name = ?'),
@@ -212,6 +236,22 @@ export function prepareQueries(db: Db) {
       `INSERT INTO fills (order_id, account, instrument, action, quantity, price, time, execution_id, position_after, realized, commission)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
+    customContracts: () => db.prepare<[], CustomContractRow>('SELECT * FROM custom_contracts ORDER BY root'),
+    addCustomContract: () => db.prepare<[CustomContractRow]>(
+      `INSERT INTO custom_contracts (root, name, exchange, tick_size, point_value, months, day_end, demo_price, updated_at)
+       VALUES (@root, @name, @exchange, @tick_size, @point_value, @months, @day_end, @demo_price, @updated_at)
+       ON CONFLICT(root) DO UPDATE SET name = excluded.name, exchange = excluded.exchange, tick_size = excluded.tick_size,
+         point_value = excluded.point_value, months = excluded.months, day_end = excluded.day_end,
+         demo_price = excluded.demo_price, updated_at = excluded.updated_at`,
+    ),
+    removeCustomContract: () => db.prepare<[string]>('DELETE FROM custom_contracts WHERE root = ?'),
+    priceSources: () => db.prepare<[], PriceSourceRow>('SELECT * FROM price_sources ORDER BY target'),
+    priceSource: () => db.prepare<[string], PriceSourceRow>('SELECT * FROM price_sources WHERE target = ?'),
+    setPriceSource: () => db.prepare<[string, string, string, string]>(
+      `INSERT INTO price_sources (target, source, params, updated_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT(target) DO UPDATE SET source = excluded.source, params = excluded.params, updated_at = excluded.updated_at`,
+    ),
+    removePriceSource: () => db.prepare<[string]>('DELETE FROM price_sources WHERE target = ?'),
     contractSetting: () => db.prepare<[string], ContractSettingRow>('SELECT * FROM contract_settings WHERE root = ?'),
     contractSettings: () => db.prepare<[], ContractSettingRow>('SELECT * FROM contract_settings ORDER BY root'),
     setContractSetting: () => db.prepare<[string, number, number, string]>(
@@ -256,11 +296,24 @@ export function prepareQueries(db: Db) {
      * index of working DAY orders walked from the oldest, to the first not of another close.
      */
     oldestWorkingDayDefault: () => {
-      const others = Object.values(OTHER_CLOSES).flat();
-      const notOther = others.map((root) => `NOT (instrument >= '${root} ' AND instrument < '${root}!')`).join(' AND ') || '1';
-      return db.prepare<[], { oldest: string }>(
-        `SELECT created_at AS oldest FROM orders INDEXED BY orders_day_working WHERE state = 'WORKING' AND time_in_force = 'DAY' AND ${notOther} ORDER BY created_at LIMIT 1`,
-      );
+      // Prepared again when the user's contracts change the roots of other closes (roots are
+      // checked to be letters and digits before they are stored, so they are safe in the text).
+      let prepared: { generation: number; statement: Statement<[], { oldest: string }> } | undefined;
+      return {
+        get(): { oldest: string } | undefined {
+          if (prepared?.generation !== contractsGeneration()) {
+            const others = Object.values(otherCloses()).flat();
+            const notOther = others.map((root) => `NOT (instrument >= '${root} ' AND instrument < '${root}!')`).join(' AND ') || '1';
+            prepared = {
+              generation: contractsGeneration(),
+              statement: db.prepare<[], { oldest: string }>(
+                `SELECT created_at AS oldest FROM orders INDEXED BY orders_day_working WHERE state = 'WORKING' AND time_in_force = 'DAY' AND ${notOther} ORDER BY created_at LIMIT 1`,
+              ),
+            };
+          }
+          return prepared.statement.get();
+        },
+      };
     },
     /** The same for one root: its working orders by the instrument index, usually none. */
     oldestWorkingDayOfRoot: () => db.prepare<[string, string], { oldest: string | null }>(

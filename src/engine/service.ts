@@ -31,6 +31,8 @@ export interface Detail {
   cancelledOrderIds?: string[];
   /** ATM brackets placed because an entry filled: stop-loss first, then profit-target. */
   bracketOrders?: OrderObject[];
+  /** Instruments that had no price and took their root's demo price (the `demo` price source). */
+  demoPrices?: Array<{ instrument: string; price: number }>;
 }
 
 export interface Answer<B extends object = object> {
@@ -64,6 +66,7 @@ interface Placed {
   cancelledOrderIds: string[];
   bracketOrders: OrderRecord[];
   closingOrder?: OrderRecord;
+  demoPrices?: Array<{ instrument: string; price: number }>;
 }
 
 function placed(engine: Engine, outcome: Placed): Answer<{ orderId: string }> {
@@ -74,6 +77,7 @@ function placed(engine: Engine, outcome: Placed): Answer<{ orderId: string }> {
       ...(outcome.closingOrder ? { closingOrder: orderObject(engine, outcome.closingOrder) } : {}),
       cancelledOrderIds: outcome.cancelledOrderIds,
       bracketOrders: ordersOf(engine, outcome.bracketOrders),
+      ...(outcome.demoPrices ? { demoPrices: outcome.demoPrices } : {}),
     },
   );
 }

@@ -6,7 +6,7 @@
  */
 
 import { chicagoWallClock, DAY_MS, fromChicagoWallClock } from '../service/chicago.js';
-import { CONTRACTS, contractSpec, rootOf } from '../service/contracts.js';
+import { allContracts, contractsGeneration, contractSpec, rootOf } from '../service/contracts.js';
 
 /** The daily close most roots share, and that of a root the table does not have. */
 export const DEFAULT_CLOSE = '16:00';
@@ -20,12 +20,17 @@ export function closeOf(instrument: string): string {
 
 /**
  * The roots whose close is not the default, by close: the groups DAY expiry probes apart
- * (`{'13:20': ['ZC', 'ZS']}`).
+ * (`{'13:20': ['ZC', 'ZS']}`), the user's contracts (`trade contract add`) included.
  */
-export const OTHER_CLOSES: Readonly<Record<string, readonly string[]>> = Object.values(CONTRACTS).reduce<Record<string, string[]>>((groups, spec) => {
-  if (spec.dayEnd !== DEFAULT_CLOSE) (groups[spec.dayEnd] ??= []).push(spec.root);
-  return groups;
-}, {});
+export function otherCloses(): Readonly<Record<string, readonly string[]>> {
+  if (closes.generation !== contractsGeneration()) {
+    const groups: Record<string, string[]> = {};
+    for (const spec of allContracts()) if (spec.dayEnd !== DEFAULT_CLOSE) (groups[spec.dayEnd] ??= []).push(spec.root);
+    closes = { generation: contractsGeneration(), groups };
+  }
+  return closes.groups;
+}
+let closes: { generation: number; groups: Record<string, string[]> } = { generation: -1, groups: {} };
 
 /**
  * The end of the session an order placed at `time` belongs to: the first weekday close (default

@@ -2,6 +2,8 @@
 import type { Action, AtmTemplate, Order, OrderType, TimeInForce } from '../order/schema.js';
 import type { AccountMoney, QuoteDay, Tick } from './market.js';
 import type { BracketRequest, Bracketed, ClosePart, Flattened, FlattenFilter, OrderChange } from './trading.js';
+import type { ContractSpec } from '../service/contracts.js';
+import type { PriceSourceKind, PriceSourceParams, PriceSourceRecord } from './sources.js';
 
 export type { AccountMoney, BracketRequest, Bracketed, ClosePart, Flattened, FlattenFilter, OrderChange, QuoteDay, Tick };
 
@@ -99,6 +101,8 @@ export interface Effects {
   triggeredOrderIds: string[];
   /** ATM brackets placed because an entry filled. */
   bracketOrders: OrderRecord[];
+  /** Instruments that had no price and took their root's demo price (the `demo` price source). */
+  demoPrices?: Array<{ instrument: string; price: number }>;
 }
 
 export interface PlaceOutcome extends Effects {
@@ -203,6 +207,19 @@ export interface Engine {
   /** The roots with a commission or slippage set, and setting them (0 and 0 removes nothing: it records 0). */
   contractSettings(): ContractSettings[];
   setContractSettings(root: string, change: { commission?: number; slippageTicks?: number }): ContractSettings;
+  /** Every contract the simulator knows: the table's (a user's override in its place), then the user's own roots. */
+  contracts(): ContractSpec[];
+  /** Adds a user's contract, or replaces one (a root of the table: overrides it). */
+  addContract(spec: ContractSpec): ContractSpec;
+  /** Removes a user's contract; false when there was none (a table root comes back as the table has it). */
+  removeContract(root: string): boolean;
+  /** The price sources chosen: `*`, roots and contracts. */
+  priceSources(): PriceSourceRecord[];
+  /** The source an instrument's prices come from: its own, its root's, every instrument's, or the default (demo). */
+  priceSourceOf(instrument: string): PriceSourceRecord;
+  setPriceSource(target: string, source: PriceSourceKind, params: PriceSourceParams): PriceSourceRecord;
+  /** Forgets a choice; false when there was none. */
+  clearPriceSource(target: string): boolean;
   getFill(account: string, executionId: string): FillRecord | undefined;
   /** Records a new last price and fills the working orders it crosses. */
   setPrice(instrument: string, price: number): PriceOutcome;

@@ -10,10 +10,12 @@ export interface ContractSpec {
   root: string;
   /** As §10 names it; the quote's `description` adds " Futures". */
   name: string;
-  exchange: 'CME' | 'CBOT' | 'NYMEX' | 'COMEX';
+  /** CME, CBOT, NYMEX or COMEX for the table's; a user's contract names its own. */
+  exchange: string;
   tickSize: number;
   /** Money per 1.0 of price. */
   pointValue: number;
+  /** The simulator's accounts are in US dollars, so every contract is too (no conversion is modelled). */
   currency: 'USD';
   /** Listed months, 1–12 ascending: the months the roll rule cycles through. */
   months: readonly number[];
@@ -22,6 +24,13 @@ export interface ContractSpec {
   tradingHours: string;
   /** The daily session end in America/Chicago, `HH:MM` (DAY expiry, §8.1). */
   dayEnd: string;
+  /**
+   * The price the simulator's `demo` price source starts an instrument of this root at when no
+   * price was ever set (README "Paper trading"): a round level near the market's, on the tick.
+   */
+  demoPrice?: number;
+  /** Added or overridden by the user (`trade contract add`), not the table's own. */
+  custom?: boolean;
 }
 
 const QUARTERLY = [3, 6, 9, 12];
@@ -37,41 +46,71 @@ function spec(
   months: readonly number[],
   family: RollFamily,
   tradingHours: string,
+  demoPrice: number,
   dayEnd = '16:00',
 ): ContractSpec {
-  return { root, name, exchange, tickSize, pointValue, currency: 'USD', months, family, tradingHours, dayEnd };
+  return { root, name, exchange, tickSize, pointValue, currency: 'USD', months, family, tradingHours, dayEnd, demoPrice };
 }
 
+/** The table's own contracts (service-reference.md §10); `contractSpec` also sees the user's. */
 export const CONTRACTS: Readonly<Record<string, ContractSpec>> = {
-  ES: spec('ES', 'E-mini S&P 500', 'CME', 0.25, 50, QUARTERLY, 'equity', EQUITY_HOURS),
-  MES: spec('MES', 'Micro E-mini S&P 500', 'CME', 0.25, 5, QUARTERLY, 'equity', EQUITY_HOURS),
-  NQ: spec('NQ', 'E-mini Nasdaq-100', 'CME', 0.25, 20, QUARTERLY, 'equity', EQUITY_HOURS),
-  MNQ: spec('MNQ', 'Micro E-mini Nasdaq-100', 'CME', 0.25, 2, QUARTERLY, 'equity', EQUITY_HOURS),
-  YM: spec('YM', 'E-mini Dow ($5)', 'CBOT', 1, 5, QUARTERLY, 'equity', EQUITY_HOURS),
-  MYM: spec('MYM', 'Micro E-mini Dow', 'CBOT', 1, 0.5, QUARTERLY, 'equity', EQUITY_HOURS),
-  RTY: spec('RTY', 'E-mini Russell 2000', 'CME', 0.1, 50, QUARTERLY, 'equity', EQUITY_HOURS),
-  M2K: spec('M2K', 'Micro E-mini Russell 2000', 'CME', 0.1, 5, QUARTERLY, 'equity', EQUITY_HOURS),
-  ZN: spec('ZN', '10-Year T-Note', 'CBOT', 0.015625, 1000, QUARTERLY, 'firstNotice', 'CBOT Interest Rate ETH'),
-  ZB: spec('ZB', 'U.S. Treasury Bond', 'CBOT', 0.03125, 1000, QUARTERLY, 'firstNotice', 'CBOT Interest Rate ETH'),
-  CL: spec('CL', 'Crude Oil (WTI)', 'NYMEX', 0.01, 1000, ALL, 'crude', 'Nymex Energy ETH'),
-  MCL: spec('MCL', 'Micro WTI Crude Oil', 'NYMEX', 0.01, 100, ALL, 'crude', 'Nymex Energy ETH'),
-  NG: spec('NG', 'Henry Hub Natural Gas', 'NYMEX', 0.001, 10000, ALL, 'natgas', 'Nymex Energy ETH'),
-  GC: spec('GC', 'Gold', 'COMEX', 0.1, 100, [2, 4, 6, 8, 10, 12], 'firstNotice', 'Comex Metals ETH'),
-  MGC: spec('MGC', 'Micro Gold', 'COMEX', 0.1, 10, [2, 4, 6, 8, 10, 12], 'firstNotice', 'Comex Metals ETH'),
-  SI: spec('SI', 'Silver', 'COMEX', 0.005, 5000, [3, 5, 7, 9, 12], 'firstNotice', 'Comex Metals ETH'),
-  '6E': spec('6E', 'Euro FX', 'CME', 0.00005, 125000, QUARTERLY, 'fx', 'CME FX Futures ETH'),
-  ZC: spec('ZC', 'Corn', 'CBOT', 0.25, 50, [3, 5, 7, 9, 12], 'firstNotice', 'CBOT Agricultural', '13:20'),
-  ZS: spec('ZS', 'Soybeans', 'CBOT', 0.25, 50, [1, 3, 5, 7, 8, 9, 11], 'firstNotice', 'CBOT Agricultural', '13:20'),
+  ES: spec('ES', 'E-mini S&P 500', 'CME', 0.25, 50, QUARTERLY, 'equity', EQUITY_HOURS, 6000),
+  MES: spec('MES', 'Micro E-mini S&P 500', 'CME', 0.25, 5, QUARTERLY, 'equity', EQUITY_HOURS, 6000),
+  NQ: spec('NQ', 'E-mini Nasdaq-100', 'CME', 0.25, 20, QUARTERLY, 'equity', EQUITY_HOURS, 21000),
+  MNQ: spec('MNQ', 'Micro E-mini Nasdaq-100', 'CME', 0.25, 2, QUARTERLY, 'equity', EQUITY_HOURS, 21000),
+  YM: spec('YM', 'E-mini Dow ($5)', 'CBOT', 1, 5, QUARTERLY, 'equity', EQUITY_HOURS, 44000),
+  MYM: spec('MYM', 'Micro E-mini Dow', 'CBOT', 1, 0.5, QUARTERLY, 'equity', EQUITY_HOURS, 44000),
+  RTY: spec('RTY', 'E-mini Russell 2000', 'CME', 0.1, 50, QUARTERLY, 'equity', EQUITY_HOURS, 2300),
+  M2K: spec('M2K', 'Micro E-mini Russell 2000', 'CME', 0.1, 5, QUARTERLY, 'equity', EQUITY_HOURS, 2300),
+  ZN: spec('ZN', '10-Year T-Note', 'CBOT', 0.015625, 1000, QUARTERLY, 'firstNotice', 'CBOT Interest Rate ETH', 110),
+  ZB: spec('ZB', 'U.S. Treasury Bond', 'CBOT', 0.03125, 1000, QUARTERLY, 'firstNotice', 'CBOT Interest Rate ETH', 115),
+  CL: spec('CL', 'Crude Oil (WTI)', 'NYMEX', 0.01, 1000, ALL, 'crude', 'Nymex Energy ETH', 60),
+  MCL: spec('MCL', 'Micro WTI Crude Oil', 'NYMEX', 0.01, 100, ALL, 'crude', 'Nymex Energy ETH', 60),
+  NG: spec('NG', 'Henry Hub Natural Gas', 'NYMEX', 0.001, 10000, ALL, 'natgas', 'Nymex Energy ETH', 3),
+  GC: spec('GC', 'Gold', 'COMEX', 0.1, 100, [2, 4, 6, 8, 10, 12], 'firstNotice', 'Comex Metals ETH', 2600),
+  MGC: spec('MGC', 'Micro Gold', 'COMEX', 0.1, 10, [2, 4, 6, 8, 10, 12], 'firstNotice', 'Comex Metals ETH', 2600),
+  SI: spec('SI', 'Silver', 'COMEX', 0.005, 5000, [3, 5, 7, 9, 12], 'firstNotice', 'Comex Metals ETH', 30),
+  '6E': spec('6E', 'Euro FX', 'CME', 0.00005, 125000, QUARTERLY, 'fx', 'CME FX Futures ETH', 1.08),
+  ZC: spec('ZC', 'Corn', 'CBOT', 0.25, 50, [3, 5, 7, 9, 12], 'firstNotice', 'CBOT Agricultural', 425, '13:20'),
+  ZS: spec('ZS', 'Soybeans', 'CBOT', 0.25, 50, [1, 3, 5, 7, 8, 9, 11], 'firstNotice', 'CBOT Agricultural', 1000, '13:20'),
 };
 
 /** The roots, in the table's order. */
 export const CONTRACT_ROOTS: readonly string[] = Object.keys(CONTRACTS);
+
+/**
+ * The user's contracts (`trade contract add`), by root: loaded from the store by the engine when
+ * it opens, and consulted before the table, so a user's ES overrides the table's.
+ */
+let customs: Record<string, ContractSpec> = {};
+/** Bumped on every change of the user's contracts, for what is computed from the whole table. */
+let generation = 0;
+
+/** Replaces the user's contracts (the engine calls it with the store's). */
+export function setCustomContracts(specs: readonly ContractSpec[]): void {
+  const next: Record<string, ContractSpec> = {};
+  for (const spec of specs) next[spec.root] = { ...spec, custom: true };
+  const same = JSON.stringify(next) === JSON.stringify(customs);
+  if (same) return;
+  customs = next;
+  generation++;
+}
+
+/** A number that changes whenever the user's contracts do. */
+export const contractsGeneration = (): number => generation;
+
+/** Every contract: the table's (a user's override in its place), then the user's own roots. */
+export function allContracts(): ContractSpec[] {
+  const table = Object.values(CONTRACTS).map((spec) => customs[spec.root] ?? spec);
+  return [...table, ...Object.values(customs).filter((spec) => !Object.hasOwn(CONTRACTS, spec.root))];
+}
 
 /** The root of a dated contract, upper case: `ES 12-26` → `ES`. */
 export const rootOf = (instrument: string): string => instrument.split(' ')[0]!.toUpperCase();
 
 /** The spec of a root (upper case), or undefined when the table does not have it. */
 export function contractSpec(root: string): ContractSpec | undefined {
+  if (Object.hasOwn(customs, root)) return customs[root];
   return Object.hasOwn(CONTRACTS, root) ? CONTRACTS[root] : undefined;
 }
 

@@ -34,7 +34,8 @@ describe('trade place', () => {
         'Placed BUY 1 ES 09-25 MARKET DAY',
         '  order id  00000000000000000000000000000001',
         '  account   Sim101',
-        '  status    filled 1 at an unknown price (no price is known for ES 09-25)',
+        '  status    filled 1 @ 6000',
+        '  price     6000: the demo price of ES, as ES 09-25 had no price (trade price source chooses where prices come from)',
         `  backend   embedded (${join(env.TRADE_HOME!, 'trade.db')})`,
         '',
       ].join('\n'),
@@ -136,7 +137,7 @@ describe('trade reverse', () => {
     expect(result.code).toBe(0);
     expect(result.stdout.split('\n').slice(0, 6)).toEqual([
       'Reversed ES 09-25 in Sim101',
-      '  closed     SELL 2 MARKET, filled 2 at an unknown price (no price is known for ES 09-25) (order 00000000000000000000000000000003)',
+      '  closed     SELL 2 MARKET, filled 2 @ 6000 (order 00000000000000000000000000000003)',
       '  cancelled  1 working order',
       '  placed     SELL 1 ES 09-25 MARKET DAY',
       '  order id   00000000000000000000000000000004',
@@ -147,7 +148,7 @@ describe('trade reverse', () => {
       positions: [
         {
           type: 'NinjaTrader.Cbi.Position', account: 'Sim101', instrument: 'ES 09-25', instrumentType: 'Future', marketPosition: 'Short',
-          quantity: 1, averagePrice: 0, marketPrice: 0, unrealizedProfitLoss: 0, tag: null,
+          quantity: 1, averagePrice: 6000, marketPrice: 6000, unrealizedProfitLoss: 0, tag: null,
         },
       ],
       count: 1,
@@ -186,8 +187,8 @@ describe('trade positions, orders and accounts', () => {
     expect(positions.stdout).toBe(
       [
         'ACCOUNT  INSTRUMENT  POSITION  QTY  AVG PRICE  MARKET  UNREALIZED P&L',
-        'Sim101   ES 09-25    Long      2    —          —       —',
-        'Sim102   ES 09-25    Short     1    —          —       —',
+        'Sim101   ES 09-25    Long      2    6000       6000    0.00',
+        'Sim102   ES 09-25    Short     1    6000       6000    0.00',
         '',
       ].join('\n'),
     );

@@ -241,7 +241,7 @@ describe('trade close', () => {
       closedPositions: [
         {
           type: 'NinjaTrader.Cbi.Position', account: 'Sim101', instrument: 'ES 09-25', instrumentType: 'Future', marketPosition: 'Short',
-          quantity: 2, averagePrice: 0, marketPrice: 0, unrealizedProfitLoss: 0, tag: null,
+          quantity: 2, averagePrice: 6000, marketPrice: 6000, unrealizedProfitLoss: 0, tag: null,
         },
       ],
       success: true,

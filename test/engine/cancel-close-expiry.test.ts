@@ -63,6 +63,7 @@ describe('closePosition', () => {
   });
 
   it('cancels the OCO siblings of the cancelled orders, in other instruments too', () => {
+    t.engine.setPrice('ES 09-25', 100);
     t.engine.placeOrder(order());
     const es = t.engine.placeOrder(order({ action: 'SELL', orderType: 'LIMIT', limitPrice: 110, ocoId: 'g' })).orderId;
     const nq = t.engine.placeOrder(order({ instrument: 'NQ 12-25', orderType: 'LIMIT', limitPrice: 1, ocoId: 'g' })).orderId;

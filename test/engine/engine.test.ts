@@ -107,16 +107,47 @@ describe('accounts', () => {
 });
 
 describe('placing', () => {
-  it('fills a MARKET order at once with an unknown price when none is known', () => {
-    const { orderId, order: placed } = engine.placeOrder(order());
-    expect(orderId).toMatch(/^[0-9a-f]{32}$/);
-    expect(placed).toMatchObject({ state: 'FILLED', filledQuantity: 1, avgFillPrice: null, createdAt: '2025-09-01T14:00:00.000Z' });
-    expect(snapshot().fills).toEqual([
-      expect.objectContaining({ order_id: orderId, quantity: 1, price: null, action: 'BUY', time: '2025-09-01T14:00:00.000Z' }),
-    ]);
-    expect(engine.listPositions()).toEqual([
-      { account: 'Sim101', instrument: 'ES 09-25', quantity: 1, avgPrice: null, realizedPnl: 0 },
-    ]);
+  it('fills a MARKET order with no price known at its root\'s demo price, which becomes the last price (the default source)', () => {
+    const outcome = engine.placeOrder(order());
+    expect(outcome.orderId).toMatch(/^[0-9a-f]{32}$/);
+    expect(outcome.order).toMatchObject({ state: 'FILLED', filledQuantity: 1, avgFillPrice: 6000, createdAt: '2025-09-01T14:00:00.000Z' });
+    expect(outcome.demoPrices).toEqual([{ instrument: 'ES 09-25', price: 6000 }]);
+    expect(engine.lastPrice('ES 09-25')).toBe(6000);
+    expect(engine.listPositions()).toEqual([{ account: 'Sim101', instrument: 'ES 09-25', quantity: 1, avgPrice: 6000, realizedPnl: 0 }]);
+    // The second order finds the price: no demo price is set again.
+    expect(engine.placeOrder(order()).demoPrices).toBeUndefined();
+  });
+
+  it('refuses a MARKET order with no price known under the manual source, or for a root with no demo price, writing nothing', () => {
+    engine.setPriceSource('ES', 'manual', {});
+    const before = snapshot();
+    for (const instrument of ['ES 09-25', 'FOO 09-25']) {
+      const error = (() => {
+        try {
+          engine.placeOrder(order({ instrument }));
+        } catch (e) {
+          return e as RejectedError;
+        }
+      })();
+      expect(error).toBeInstanceOf(RejectedError);
+      expect(error!.message).toBe(`Invalid request: instrument: no last price for ${instrument} in the simulator`);
+      expect(error!.hint).toMatch(/^Set one: trade price set /);
+    }
+    expect(snapshot()).toEqual(before);
+    // A LIMIT order still works without a price, and fills on the first one that crosses it.
+    expect(engine.placeOrder(order({ orderType: 'LIMIT', limitPrice: 4500 })).order.state).toBe('WORKING');
+  });
+
+  it('closes a position opened at no price by an older trade at no price: getting flat is never blocked', () => {
+    engine.setPriceSource('*', 'manual', {});
+    const db = new Database(file());
+    db.prepare(
+      "INSERT INTO positions (account, instrument, quantity, avg_price, realized_pnl, pnl_known, updated_at) VALUES ('Sim101', 'ES 09-25', 2, NULL, 0, 0, '2025-09-01T13:00:00.000Z')",
+    ).run();
+    db.close();
+    const outcome = engine.closePosition('Sim101', 'ES 09-25');
+    expect(outcome.closingOrder).toMatchObject({ state: 'FILLED', avgFillPrice: null });
+    expect(engine.getPosition('Sim101', 'ES 09-25')?.quantity).toBe(0);
   });
 
   it('fills a MARKET order at the last known price', () => {
@@ -219,6 +250,7 @@ describe('reverse position', () => {
   });
 
   it('with a working new order: the position is flat and the new order works', () => {
+    setPrice('ES 09-25', 4500);
     engine.placeOrder(order({ quantity: 1 }));
     engine.reversePosition(order({ action: 'SELL', orderType: 'LIMIT', limitPrice: 4600 }));
     expect(engine.getPosition('Sim101', 'ES 09-25')?.quantity).toBe(0);

@@ -151,11 +151,12 @@ describe('ATM strategy templates', () => {
     expect(t.engine.getPosition('Sim101', 'ES 09-25')).toMatchObject({ quantity: 0, realizedPnl: -2 });
   });
 
-  it('rejects a MARKET entry with a template while no price is known, placing nothing', () => {
+  it('rejects a MARKET entry with a template while no price is known (manual source), placing nothing', () => {
     t.engine.addAtmTemplate(scalp);
+    t.engine.setPriceSource('ES', 'manual', {});
     const before = t.snapshot();
     expect(rejection(() => t.engine.placeOrder(order({ strategy: 'Scalp' }))).message).toBe(
-      "No price is known for ES 09-25, so a MARKET entry with ATM strategy 'Scalp' cannot be filled at a price its brackets can be set from",
+      'Invalid request: instrument: no last price for ES 09-25 in the simulator',
     );
     expect(t.snapshot()).toEqual(before);
   });

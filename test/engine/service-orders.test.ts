@@ -159,13 +159,26 @@ describe('PlaceOrder guards (§3.1, §8.7)', () => {
     expect(t.snapshot()).toEqual(before);
   });
 
-  it('refuses a MARKET entry with an ATM template while the instrument has no price, writing nothing', () => {
+  it('refuses a MARKET order while the instrument has no last price and its source is manual, writing nothing (§3.1)', () => {
     t.engine.addAtmTemplate(scalp);
+    t.engine.setPriceSource('*', 'manual', {});
     const before = t.snapshot();
-    const reply = serve(t.engine, 'PlaceOrder', { ...BASE, strategy: 'Scalp' });
-    expect(reply.status).toBe(400);
-    expect(reply.body.error).toMatch(/^No price is known for ES 09-25/);
+    for (const args of [BASE, { ...BASE, strategy: 'Scalp' }]) {
+      expect(serve(t.engine, 'PlaceOrder', args)).toEqual({ status: 400, body: { error: 'Invalid request: instrument: no last price for ES 09-25 in the simulator' } });
+    }
     expect(t.snapshot()).toEqual(before);
+  });
+
+  it('fills a MARKET order with no last price at its root\'s demo price under the default source, brackets included', () => {
+    t.engine.addAtmTemplate(scalp);
+    const reply = serve(t.engine, 'PlaceOrder', { ...BASE, strategy: 'Scalp' });
+    expect(reply.status).toBe(200);
+    expect(t.engine.lastPrice('ES 09-25')).toBe(6000);
+    expect(t.engine.listOrders().map((o) => [o.origin, o.state, o.avgFillPrice ?? o.stopPrice ?? o.limitPrice])).toEqual([
+      ['client', 'FILLED', 6000],
+      ['atm-stop-loss', 'WORKING', 6000 - scalp.stopLossTicks * scalp.tickSize],
+      ['atm-profit-target', 'WORKING', 6000 + scalp.profitTargetTicks * scalp.tickSize],
+    ]);
   });
 });
 

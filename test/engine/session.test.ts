@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { closeOf, OTHER_CLOSES, sessionEnd } from '../../src/engine/session.js';
+import { closeOf, otherCloses, sessionEnd } from '../../src/engine/session.js';
 
 const end = (iso: string) => sessionEnd(new Date(iso)).toISOString();
 
@@ -40,7 +40,7 @@ describe('session end: 16:00 America/Chicago, weekdays', () => {
 
 describe("each contract's own close (§10)", () => {
   it('the grains close at 13:20 Chicago; everything else, and a root the table lacks, at 16:00', () => {
-    expect(OTHER_CLOSES).toEqual({ '13:20': ['ZC', 'ZS'] });
+    expect(otherCloses()).toEqual({ '13:20': ['ZC', 'ZS'] });
     expect([closeOf('ZC 03-27'), closeOf('ZS 01-27'), closeOf('ES 03-27'), closeOf('CL 01-27'), closeOf('XYZ 01-27')]).toEqual(['13:20', '13:20', '16:00', '16:00', '16:00']);
     // 10:00 CDT Wednesday: the grain session ends at 13:20 (18:20 UTC), the equity one at 16:00.
     expect(sessionEnd(new Date('2025-09-03T15:00:00Z'), '13:20').toISOString()).toBe('2025-09-03T18:20:00.000Z');

@@ -94,6 +94,8 @@ describe("the service document's examples", () => {
   });
 
   it('4.3 the WebSocket RPC form, with mixed-case enums', async () => {
+    // Below the example's sell limit, so that it works rather than fills.
+    server.engine.setPrice('ES 09-25', 4400);
     const client = await connect(server.wsUrl);
     client.send(
       '{"action": "rpc", "id": "<request_id>", "api": "PlaceOrder", "args": {"account": "Sim101", "instrument": "ES 09-25", "action": "Buy", "quantity": 1, "orderType": "Market", "timeInForce": "Gtc"}}',

@@ -10,6 +10,7 @@ import { parseInstrument, parsePrice } from '../../order/schema.js';
 import type { Engine } from '../../engine/engine.js';
 import { checkTicks, type FeedRecord, onTick, nearestTicks, parseFeed, randomWalk, tickSizeOf } from '../../engine/price-feed.js';
 import { requireEmbedded } from '../call.js';
+import { contractSpec, rootOf } from '../../service/contracts.js';
 import { using, type CommandContext } from '../context.js';
 import { formatPrice } from '../format.js';
 import { numberOrText } from '../order-flags.js';
@@ -241,10 +242,15 @@ export function planWalk(rawInstrument: string, options: RandomOptions): WalkPla
   return { instrument, seed, steps, interval, maxTicks, tickSize, start };
 }
 
+/** Where a walk starts: its --start, else the last price, else the root's demo price. */
+export function walkStart(engine: Engine, plan: WalkPlan): number | undefined {
+  return plan.start ?? engine.lastPrice(plan.instrument) ?? contractSpec(rootOf(plan.instrument))?.demoPrice;
+}
+
 /** Walks until its steps are done or `stopped` resolves; `onStep` after each step. */
 export async function driveWalk(engine: Engine, plan: WalkPlan, stopped: Promise<string>, onStep: (tally: Tally, step: number) => void = () => undefined): Promise<Tally> {
-  const start = plan.start ?? engine.lastPrice(plan.instrument);
-  if (start === undefined) throw new UsageError(`No price is known for ${plan.instrument}: give the walk a --start price`, { hint: 'Nothing was changed.' });
+  const start = walkStart(engine, plan);
+  if (start === undefined) throw new UsageError(`No price is known for ${plan.instrument} and ${rootOf(plan.instrument)} has no demo price: give the walk a --start price`, { hint: 'Nothing was changed.' });
   const tally = newTally();
   let stop: string | undefined;
   void stopped.then((reason) => (stop = reason));
@@ -384,4 +390,42 @@ export async function runPriceFollow(ctx: CommandContext, rawInstruments: string
     status.done();
   }
   ctx.io.err(`Stopped (${tally.stopped}) after ${tally.prices} prices from ${from}; ${tally.fills} fills.`);
+}
+
+/** A price source ready to drive: checked whole, its service connection (follow) already open. */
+export type Feed =
+  | { kind: 'replay'; plan: ReplayPlan; speed: number; describe: string }
+  | { kind: 'random'; plan: WalkPlan; describe: string }
+  | { kind: 'follow'; remote: Backend; instruments: string[]; timeoutMs: number; describe: string };
+
+export const describeFeedPlan = {
+  replay: (plan: ReplayPlan, speed: number) => `replaying ${plan.file} (${plan.records.length} records) at ${speed === 0 ? 'full speed' : `${speed}× its pace`}`,
+  random: (plan: WalkPlan) => `a random walk of ${plan.instrument} (seed ${plan.seed}), a step every ${plan.interval} ms`,
+  follow: (instruments: string[], label: string) => `following ${instruments.join(', ')} from ${label}`,
+};
+
+/**
+ * Drives one feed until it ends or `stopped` resolves; `done` is told how a finite one ended.
+ * A follow's service connection is closed when it ends.
+ */
+export async function driveFeed(engine: Engine, feed: Feed, stopped: Promise<string>, note: (line: string) => void, onStep: (tally: Tally) => void = () => undefined): Promise<{ tally: Tally; summary: string }> {
+  try {
+    if (feed.kind === 'replay') {
+      const tally = await driveReplay(engine, feed.plan, feed.speed, stopped, (t) => onStep(t));
+      return { tally, summary: `price replay ${tally.stopped ? 'stopped' : 'done'}: ${describeReplay(feed.plan, tally)}` };
+    }
+    if (feed.kind === 'random') {
+      const tally = await driveWalk(engine, feed.plan, stopped, (t) => onStep(t));
+      return { tally, summary: `random walk ${tally.stopped ? 'stopped' : 'done'}: ${describeWalk(feed.plan, tally)}` };
+    }
+    const tally = await driveFollow(engine, feed.remote, feed.instruments, feed.timeoutMs, stopped, note, (t) => onStep(t));
+    return { tally, summary: `following ${feed.instruments.join(', ')} stopped after ${tally.prices} prices` };
+  } finally {
+    if (feed.kind === 'follow') await feed.remote.close();
+  }
+}
+
+/** Closes what feeds hold (a follow's connection) when they will never be driven. */
+export async function releaseFeeds(feeds: readonly Feed[]): Promise<void> {
+  for (const feed of feeds) if (feed.kind === 'follow') await feed.remote.close();
 }

@@ -7,6 +7,7 @@ import { createServer, WS_PATH } from '../../server/server.js';
 import type { Env } from '../../config/paths.js';
 import type { CommandContext } from '../context.js';
 import { type StopWhen, untilSignal } from '../signals.js';
+import { driveFeed, type Feed, releaseFeeds, walkStart } from './price-feed.js';
 
 export interface ServeOptions {
   host?: string;
@@ -105,19 +106,27 @@ export async function runServe(ctx: CommandContext, options: ServeOptions, deps:
   const rateLimit = rateLimitFrom(options);
   const maxConnections = options.maxConnections === undefined ? undefined : parseMaxConnections(options.maxConnections);
   const { token, source } = await resolveToken(options.tokenFile, ctx.env);
-  const feed = await planFeed(ctx, options);
+  const explicit = await planFeed(ctx, options);
 
   // Installed before listening, so a signal that comes while starting still shuts down cleanly.
   const stop = (deps.stopWhen ?? untilSignal)();
+  let feeds: Feed[] = explicit ? [explicit] : [];
   const engine = await ctx.openEngine().catch(async (error: unknown) => {
     stop.dispose();
-    if (feed?.kind === 'follow') await feed.remote.close();
+    await releaseFeeds(feeds);
     throw error;
   });
   let running: Promise<unknown> | undefined;
   try {
-    if (feed?.kind === 'random' && feed.plan.start === undefined && engine.lastPrice(feed.plan.instrument) === undefined)
-      throw new UsageError(`No price is known for ${feed.plan.instrument}: give the walk a --start price`, { hint: 'Nothing was served.' });
+    // Without a --price-* flag, the sources chosen with `trade price source` run while serving.
+    if (!explicit) {
+      const { planChosenFeeds } = await import('./price-source.js');
+      feeds = await planChosenFeeds(ctx, engine, []);
+    }
+    for (const feed of feeds) {
+      if (feed.kind === 'random' && walkStart(engine, feed.plan) === undefined)
+        throw new UsageError(`No price is known for ${feed.plan.instrument}: give the walk a --start price`, { hint: 'Nothing was served.' });
+    }
     const server = await createServer({
       engine,
       token,
@@ -150,21 +159,18 @@ export async function runServe(ctx: CommandContext, options: ServeOptions, deps:
     if (!isLoopback(host)) {
       io.err(io.errColor.yellow(`  Listening beyond this machine: anyone who reaches ${host} with the token can trade.`));
     }
-    if (feed) io.err(`  ${'prices'.padEnd(10)}  ${feed.describe}`);
+    for (const feed of feeds) io.err(`  ${'prices'.padEnd(10)}  ${feed.describe}`);
     io.err(io.errColor.dim('  Ctrl-C (SIGINT) or SIGTERM stops it.'));
-    // The price source runs beside the server on the same engine, until it ends or the server stops.
-    if (feed) {
-      const { driveFollow, driveReplay, driveWalk, describeReplay, describeWalk } = await import('./price-feed.js');
+    // The price sources run beside the server on the same engine, until they end or the server stops.
+    if (feeds.length > 0) {
       const note = (line: string) => io.err(io.errColor.dim(`trade serve: ${line}`));
-      running = (
-        feed.kind === 'replay'
-          ? driveReplay(engine, feed.plan, feed.speed, stop.stopped).then((tally) => !tally.stopped && io.err(`trade serve: price replay done: ${describeReplay(feed.plan, tally)}`))
-          : feed.kind === 'random'
-            ? driveWalk(engine, feed.plan, stop.stopped).then((tally) => !tally.stopped && io.err(`trade serve: random walk done: ${describeWalk(feed.plan, tally)}`))
-            : driveFollow(engine, feed.remote, feed.instruments, feed.timeoutMs, stop.stopped, note)
-      )
-        .catch((error: unknown) => io.err(io.errColor.red(`trade serve: the price source stopped: ${error instanceof Error ? error.message : String(error)}`)))
-        .finally(() => (feed.kind === 'follow' ? feed.remote.close() : undefined));
+      running = Promise.all(
+        feeds.map((feed) =>
+          driveFeed(engine, feed, stop.stopped, note)
+            .then(({ tally, summary }) => !tally.stopped && io.err(`trade serve: ${summary}`))
+            .catch((error: unknown) => io.err(io.errColor.red(`trade serve: the price source stopped: ${error instanceof Error ? error.message : String(error)}`))),
+        ),
+      );
     }
 
     const reason = await stop.stopped;
@@ -173,17 +179,12 @@ export async function runServe(ctx: CommandContext, options: ServeOptions, deps:
   } finally {
     stop.dispose();
     await running;
-    // A follow that never started still holds its connection to the service.
-    if (feed?.kind === 'follow' && !running) await feed.remote.close();
+    // Feeds that never started still hold their connections to the service.
+    if (!running) await releaseFeeds(feeds);
     engine.close();
   }
   io.err('trade serve stopped');
 }
-
-type Feed =
-  | { kind: 'replay'; plan: import('./price-feed.js').ReplayPlan; speed: number; describe: string }
-  | { kind: 'random'; plan: import('./price-feed.js').WalkPlan; describe: string }
-  | { kind: 'follow'; remote: import('../../backends/types.js').Backend; instruments: string[]; timeoutMs: number; describe: string };
 
 /**
  * The price source of --price-replay, --price-random or --price-follow, checked whole before
@@ -207,21 +208,21 @@ async function planFeed(ctx: CommandContext, options: ServeOptions): Promise<Fee
     }
   }
   if (given.length === 0) return undefined;
-  const { followFrom, parseSpeed, planReplay, planWalk } = await import('./price-feed.js');
+  const { describeFeedPlan, followFrom, parseSpeed, planReplay, planWalk } = await import('./price-feed.js');
   if (options.priceFollow !== undefined) {
     const instruments = parseAll(options.priceFollow.map((raw) => () => parseInstrument(raw)), { hint: 'Nothing was served.' }) as string[];
     const settings = await ctx.settings();
     const from = followFrom(settings, options.from);
     const { openBackend } = await import('../../backends/resolve.js');
     const remote = await openBackend({ ...settings, backend: from }, ctx.storeFile());
-    return { kind: 'follow', remote, instruments, timeoutMs: settings.timeoutMs, describe: `following ${instruments.join(', ')} from ${remote.label}` };
+    return { kind: 'follow', remote, instruments, timeoutMs: settings.timeoutMs, describe: describeFeedPlan.follow(instruments, remote.label) };
   }
   if (options.priceReplay !== undefined) {
     const speed = parseSpeed(options.speed);
     const plan = await planReplay(options.priceReplay, options.priceInstrument);
-    return { kind: 'replay', plan, speed, describe: `replaying ${options.priceReplay} (${plan.records.length} records) at ${speed === 0 ? 'full speed' : `${speed}× its pace`}` };
+    return { kind: 'replay', plan, speed, describe: describeFeedPlan.replay(plan, speed) };
   }
   const plan = planWalk(options.priceRandom!, { seed: options.seed, interval: options.interval });
-  return { kind: 'random', plan, describe: `a random walk of ${plan.instrument} (seed ${plan.seed}), a step every ${plan.interval} ms` };
+  return { kind: 'random', plan, describe: describeFeedPlan.random(plan) };
 }
 
