@@ -219,12 +219,12 @@ describe('trade contract', () => {
     expect(JSON.parse(set.stdout)).toEqual({ root: 'ES', commission: 2.25, slippageTicks: 1, success: true });
     const list = JSON.parse((await runCli(['contract', 'list', '--json'], env)).stdout) as { contracts: Array<Record<string, unknown>> };
     expect(list.contracts).toHaveLength(19);
-    expect(list.contracts[0]).toEqual({ root: 'ES', name: 'E-mini S&P 500', exchange: 'CME', tickSize: 0.25, pointValue: 50, tickValue: 12.5, currency: 'USD', months: 'HMUZ', dayEnd: '16:00', commission: 2.25, slippageTicks: 1 });
+    expect(list.contracts[0]).toEqual({ root: 'ES', name: 'E-mini S&P 500', exchange: 'CME', tickSize: 0.25, pointValue: 50, tickValue: 12.5, currency: 'USD', months: 'HMUZ', dayEnd: '16:00', demoPrice: 6000, custom: false, commission: 2.25, slippageTicks: 1 });
     expect(list.contracts.find((c) => c.root === 'ZC')).toMatchObject({ dayEnd: '13:20', commission: 0, slippageTicks: 0 });
     const text = await runCli(['contract', 'list'], env);
-    expect(text.stdout.split('\n')[1]).toMatch(/^ES +E-mini S&P 500 +0\.25 +50 +12\.50 +USD +HMUZ +16:00 +2\.25 +1$/);
+    expect(text.stdout.split('\n')[1]).toMatch(/^ES +E-mini S&P 500 +0\.25 +50 +12\.50 +USD +HMUZ +16:00 +6000 +2\.25 +1$/);
     const cases: Array<[string[], number, string]> = [
-      [['contract', 'set', 'XYZ', '--commission', '1'], 2, "Unknown root 'XYZ': the contract table has ES, MES"],
+      [['contract', 'set', 'XYZ', '--commission', '1'], 2, "Unknown root 'XYZ': the simulator knows ES, MES"],
       [['contract', 'set', 'ES'], 2, 'Give --commission, --slippage or both'],
       [['contract', 'set', 'ES', '--commission', '-1'], 2, "--commission must be a number from 0 to 1000, got '-1'"],
       [['contract', 'set', 'ES', '--slippage', '1.5'], 2, "--slippage must be a whole number from 0 to 100, got '1.5'"],
