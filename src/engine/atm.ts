@@ -6,6 +6,7 @@
 import { RejectedError } from '../order/errors.js';
 import type { Action } from '../order/schema.js';
 import type { Core } from './core.js';
+import { noteWorkingDay } from './expiry.js';
 import { type OrderRow, type TemplateRow, toTemplate } from './queries.js';
 import type { AtmTemplate } from './types.js';
 
@@ -78,5 +79,7 @@ export function placeBrackets(core: Core, entry: OrderRow, price: number, time: 
   const target = { ...common, id: targetId, orderId: targetId, orderType: 'LIMIT' as const, limitPrice: targetPrice, stopPrice: null, origin: 'atm-profit-target' as const };
   core.q.insertOrder.run(stop);
   core.q.insertOrder.run(target);
+  noteWorkingDay(core, stop);
+  noteWorkingDay(core, target);
   return [core.q.orderById.get(stop.id)!, core.q.orderById.get(target.id)!];
 }

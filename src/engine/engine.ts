@@ -7,7 +7,8 @@
 import { invalidAccount, RejectedError } from '../order/errors.js';
 import type { AtmTemplate, Order } from '../order/schema.js';
 import { addTemplate, removeTemplate } from './atm.js';
-import { type Core, lastPrice, newEffects, newOrderId } from './core.js';
+import { type Core, lastPrice, newEffects, newOrderId, positionOf, putPrice } from './core.js';
+import { createWriteCache } from './cache.js';
 import { expireDayOrders, hasExpiredDayOrders } from './expiry.js';
 import { sweep } from './fills.js';
 import { cancelWithGroup } from './oco.js';
@@ -48,24 +49,44 @@ export function createEngine(file: string, options: EngineOptions = {}): Engine 
 
 export function createEngineOnDb(db: Db, file: string, options: EngineOptions = {}): Engine {
   const clock = () => (options.now ? options.now() : new Date());
-  const core: Core = { q: prepareQueries(db), makeId: options.newOrderId ?? newOrderId, makeExecutionId: newOrderId };
+  const core: Core = { q: prepareQueries(db), makeId: options.newOrderId ?? newOrderId, makeExecutionId: newOrderId, cache: createWriteCache(db) };
   const { q } = core;
 
   /** Wraps an operation in an IMMEDIATE transaction that first expires due DAY orders. */
   function write<A extends unknown[], R>(operation: (time: string, ...args: A) => R): (...args: A) => R {
     const transaction = db.transaction((...args: A): R => {
+      core.cache.sync();
       const now = clock();
       expireDayOrders(core, now, newEffects());
       return operation(now.toISOString(), ...args);
     });
     // A failure of the store (busy past the timeout, full, read-only) is typed by guardEngine.
-    return (...args: A) => transaction.immediate(...args);
+    // A failed transaction was rolled back: what the cache learnt from it goes too.
+    return (...args: A) => {
+      try {
+        return transaction.immediate(...args);
+      } catch (error) {
+        core.cache.reset();
+        throw error;
+      }
+    };
   }
 
-  const expireTransaction = db.transaction(() => expireDayOrders(core, clock(), newEffects()));
-  const expire = () => expireTransaction.immediate();
+  const expireTransaction = db.transaction(() => {
+    core.cache.sync();
+    return expireDayOrders(core, clock(), newEffects());
+  });
+  const expire = () => {
+    try {
+      return expireTransaction.immediate();
+    } catch (error) {
+      core.cache.reset();
+      throw error;
+    }
+  };
   /** Reads see expired DAY orders as expired; the write lock is taken only when one is due. */
   function fresh(): void {
+    core.cache.sync();
     if (hasExpiredDayOrders(core, clock())) expire();
   }
 
@@ -86,7 +107,7 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
   }
 
   function openPosition(account: string, instrument: string): PositionRow | undefined {
-    const row = q.position.get(account, instrument);
+    const row = positionOf(core, account, instrument);
     return row && row.quantity !== 0 ? row : undefined;
   }
 
@@ -132,7 +153,7 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
   const setPrice = write((time, instrument: string, price: number) => {
     assertOnTick('price', instrument, price);
     const previousPrice = lastPrice(core, instrument) ?? null;
-    q.upsertPrice.run(instrument, price, time);
+    putPrice(core, instrument, price, time);
     q.insertTick.run(instrument, price, time);
     const effects = newEffects();
     sweep(core, instrument, previousPrice, price, time, effects);
@@ -154,6 +175,7 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
   const setContractSettings = write((time, root: string, change: { commission?: number; slippageTicks?: number }) => {
     const now = q.contractSetting.get(root);
     q.setContractSetting.run(root, change.commission ?? now?.commission ?? 0, change.slippageTicks ?? now?.slippage_ticks ?? 0, time);
+    core.cache.settings.delete(root);
     return toSettings(q.contractSetting.get(root)!);
   });
 
@@ -176,11 +198,13 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
       updated_at: time,
     });
     loadCustomContracts(core);
+    core.cache.reset();
     return contractSpec(spec.root)!;
   });
   const removeContract = write((_time, root: string) => {
     const removed = q.removeCustomContract.run(root).changes > 0;
     loadCustomContracts(core);
+    core.cache.reset();
     return removed;
   });
   const setPriceSource = write((time, target: string, source: PriceSourceKind, params: PriceSourceParams) => {
@@ -280,7 +304,7 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
     },
     setPrice,
     listPrices: () => q.prices.all(),
-    lastPrice: (instrument) => lastPrice(core, instrument),
+    lastPrice: (instrument) => q.price.get(instrument)?.price,
     listOrders(filter = {}) {
       return orderRows(filter).map(toOrder);
     },

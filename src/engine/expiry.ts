@@ -5,7 +5,7 @@
  */
 import type { Core } from './core.js';
 import { cancelSiblings } from './oco.js';
-import type { OrderRow } from './queries.js';
+import type { NewOrderRow, OrderRow } from './queries.js';
 import { closeOf, DEFAULT_CLOSE, otherCloses, sessionEnd } from './session.js';
 import type { Effects } from './types.js';
 
@@ -22,37 +22,51 @@ function due(core: Core, now: Date): Array<{ row: OrderRow; end: Date }> {
 /** The session end of each group's oldest working DAY order, computed once per oldest order. */
 const memo = new Map<string, { createdAt: string; end: number }>();
 
-function groupDue(group: string, oldest: string | null | undefined, close: string, now: Date): boolean {
-  if (!oldest) return false;
+function groupEnd(group: string, oldest: string | null | undefined, close: string): number {
+  if (!oldest) return Infinity;
   let known = memo.get(group);
   if (known?.createdAt !== oldest) {
     known = { createdAt: oldest, end: sessionEnd(new Date(oldest), close).getTime() };
     memo.set(group, known);
   }
-  return known.end <= now.getTime();
+  return known.end;
 }
 
 /**
- * Whether any DAY order is due, in a few index probes: within one daily close a session's end
- * never comes before that of an order placed earlier, so only the oldest working DAY order of
- * each close needs its session end computed — the default close's (16:00), and each root with
- * another (the grains' 13:20), found by the instrument index. Every write asks this first, so it
- * must cost next to nothing when nothing is due.
+ * When the first working DAY order expires (ms; Infinity with none), in a few index probes:
+ * within one daily close a session's end never comes before that of an order placed earlier, so
+ * only the oldest working DAY order of each close needs its session end computed — the default
+ * close's (16:00), and each root with another (the grains' 13:20), found by the instrument index.
+ */
+function firstDayExpiry(core: Core): number {
+  if (!core.q.oldestWorkingDay.get()?.oldest) return Infinity;
+  let first = groupEnd(DEFAULT_CLOSE, core.q.oldestWorkingDayDefault.get()?.oldest, DEFAULT_CLOSE);
+  for (const [close, roots] of Object.entries(otherCloses())) {
+    for (const root of roots) first = Math.min(first, groupEnd(root, core.q.oldestWorkingDayOfRoot.get(`${root} `, `${root}!`)?.oldest, close));
+  }
+  return first;
+}
+
+/**
+ * Whether any DAY order is due. Every write asks this first, so it costs nothing when nothing is
+ * due: the first expiry is kept in the write cache (cache.ts), lowered as DAY orders start working
+ * (noteWorkingDay) and found again from the store when the cache was dropped.
  */
 export function hasExpiredDayOrders(core: Core, now: Date): boolean {
-  if (!core.q.oldestWorkingDay.get()?.oldest) return false;
-  if (groupDue(DEFAULT_CLOSE, core.q.oldestWorkingDayDefault.get()?.oldest, DEFAULT_CLOSE, now)) return true;
-  for (const [close, roots] of Object.entries(otherCloses())) {
-    for (const root of roots) {
-      if (groupDue(root, core.q.oldestWorkingDayOfRoot.get(`${root} `, `${root}!`)?.oldest, close, now)) return true;
-    }
-  }
-  return false;
+  core.cache.dayExpiry ??= firstDayExpiry(core);
+  return core.cache.dayExpiry <= now.getTime();
+}
+
+/** Keeps the cached first expiry right when a DAY order starts working (every insert of one calls it). */
+export function noteWorkingDay(core: Core, row: Pick<NewOrderRow, 'timeInForce' | 'instrument' | 'now'>): void {
+  if (row.timeInForce !== 'DAY' || core.cache.dayExpiry === undefined) return;
+  core.cache.dayExpiry = Math.min(core.cache.dayExpiry, sessionEnd(new Date(row.now), closeOf(row.instrument)).getTime());
 }
 
 /** Expires the DAY orders whose session ended by `now`; returns their ids. */
 export function expireDayOrders(core: Core, now: Date, effects: Effects): string[] {
   if (!hasExpiredDayOrders(core, now)) return [];
+  core.cache.dayExpiry = undefined;
   const expired = due(core, now).filter(({ row, end }) => core.q.finish.run('EXPIRED', end.toISOString(), row.id).changes > 0);
   // Siblings whose own session also ended were expired above; only the others are cancelled.
   for (const { row, end } of expired) cancelSiblings(core, row, end.toISOString(), effects);

@@ -5,7 +5,8 @@
 import { placeBrackets } from './atm.js';
 import { rootOf } from '../service/contracts.js';
 import { tickSizeOf } from './price-feed.js';
-import type { Core } from './core.js';
+import { type Core, positionOf, settingsOf } from './core.js';
+import { positionKey } from './cache.js';
 import { matchOrder } from './matching.js';
 import { cancelSiblings } from './oco.js';
 import { FLAT, nextPosition } from './position.js';
@@ -18,12 +19,30 @@ import type { Effects } from './types.js';
  * the caller still has to run against the rest of the move.
  */
 export function fillOrder(core: Core, row: OrderRow, at: number | null, time: string, effects: Effects): OrderRow[] {
+  const { price } = fillTerms(core, row, at);
+  if (core.q.markFilled.run(price, time, row.id).changes === 0) return [];
+  return applyFill(core, { ...row, state: 'FILLED', filled_quantity: row.quantity, avg_fill_price: price, updated_at: time }, time, effects);
+}
+
+/** The price an order fills at (its root's slippage applied) and the commission it pays. */
+export function fillTerms(core: Core, row: Pick<OrderRow, 'instrument' | 'order_type' | 'action' | 'quantity'>, at: number | null): { price: number | null; commission: number } {
+  const settings = settingsOf(core, rootOf(row.instrument));
+  return {
+    price: at === null ? null : slipped(row, at, settings?.slippage_ticks ?? 0),
+    commission: settings ? Number((settings.commission * row.quantity).toFixed(10)) : 0,
+  };
+}
+
+/**
+ * What a fill does once its order is marked filled (`row` as it now stands, `avg_fill_price` the
+ * fill's price): the Execution, the position, the OCO siblings, the ATM brackets. A market order
+ * is inserted already filled and comes straight here.
+ */
+export function applyFill(core: Core, row: OrderRow, time: string, effects: Effects): OrderRow[] {
   const { q } = core;
-  const settings = q.contractSetting.get(rootOf(row.instrument));
-  const price = at === null ? null : slipped(row, at, settings?.slippage_ticks ?? 0);
-  const commission = settings ? Number((settings.commission * row.quantity).toFixed(10)) : 0;
-  if (q.markFilled.run(price, time, row.id).changes === 0) return [];
-  const current = q.position.get(row.account, row.instrument);
+  const price = row.avg_fill_price;
+  const { commission } = fillTerms(core, row, null);
+  const current = positionOf(core, row.account, row.instrument);
   const before = current
     ? { quantity: current.quantity, avgPrice: current.avg_price, realizedPnl: current.realized_pnl, pnlKnown: current.pnl_known === 1 }
     : FLAT;
@@ -46,7 +65,7 @@ export function fillOrder(core: Core, row: OrderRow, at: number | null, time: st
     realized,
     commission,
   });
-  q.upsertPosition.run({
+  const position = {
     account: row.account,
     instrument: row.instrument,
     quantity: next.quantity,
@@ -54,8 +73,17 @@ export function fillOrder(core: Core, row: OrderRow, at: number | null, time: st
     realizedPnl: next.realizedPnl,
     pnlKnown: next.pnlKnown ? 1 : 0,
     now: time,
+  };
+  q.upsertPosition.run(position);
+  core.cache.positions.set(positionKey(row.account, row.instrument), {
+    account: row.account,
+    instrument: row.instrument,
+    quantity: next.quantity,
+    avg_price: next.avgPrice,
+    realized_pnl: next.realizedPnl,
+    pnl_known: position.pnlKnown,
   });
-  cancelSiblings(core, row, time, effects);
+  if (row.oco_id !== null) cancelSiblings(core, row, time, effects);
   if (row.atm_stop_loss_ticks === null || price === null) return [];
   const brackets = placeBrackets(core, row, price, time);
   effects.bracketOrders.push(...brackets.map(toOrder));
@@ -67,7 +95,7 @@ export function fillOrder(core: Core, row: OrderRow, at: number | null, time: st
  * trader (a buy higher, a sell lower), never below one tick. Limit orders (and a stop-limit's
  * limit) fill at their price or better, so they never slip.
  */
-function slipped(row: OrderRow, price: number, ticks: number): number {
+function slipped(row: Pick<OrderRow, 'instrument' | 'order_type' | 'action'>, price: number, ticks: number): number {
   if (ticks === 0 || (row.order_type !== 'MARKET' && row.order_type !== 'STOPMARKET')) return price;
   const tick = tickSizeOf(row.instrument);
   if (tick === undefined) return price;

@@ -155,6 +155,76 @@ export const MIGRATIONS: readonly string[] = [
     updated_at TEXT NOT NULL
   ) WITHOUT ROWID;
   `,
+  // 8: a lean write per order (issue 16). Orders and fills never are deleted, so their rowids
+  // grow without AUTOINCREMENT (which wrote sqlite_sequence on every insert); the rebuild keeps
+  // every seq. orders_by_account goes: the account prefix of orders_by_order_id serves account
+  // lookups, and the working orders of an account have a partial index, so an order that fills
+  // when placed touches no index but the two unique ones. fills_by_order was never read.
+  // Migrations run with foreign keys off and checked whole before the commit (store.ts).
+  `
+  CREATE TABLE orders_v8 (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    order_id TEXT NOT NULL,
+    account TEXT NOT NULL REFERENCES accounts(name),
+    instrument TEXT NOT NULL,
+    action TEXT NOT NULL CHECK (action IN ('BUY','SELL')),
+    quantity INTEGER NOT NULL CHECK (quantity > 0),
+    order_type TEXT NOT NULL CHECK (order_type IN ('MARKET','LIMIT','STOPMARKET','STOPLIMIT')),
+    time_in_force TEXT NOT NULL CHECK (time_in_force IN ('DAY','GTC')),
+    limit_price REAL,
+    stop_price REAL,
+    limit_price_changed REAL,
+    stop_price_changed REAL,
+    oco_id TEXT,
+    strategy TEXT,
+    state TEXT NOT NULL CHECK (state IN ('WORKING','FILLED','CANCELLED','EXPIRED')),
+    filled_quantity INTEGER NOT NULL DEFAULT 0,
+    avg_fill_price REAL,
+    origin TEXT NOT NULL DEFAULT 'client',
+    parent_id TEXT,
+    triggered INTEGER NOT NULL DEFAULT 0,
+    atm_stop_loss_ticks INTEGER,
+    atm_profit_target_ticks INTEGER,
+    atm_tick_size REAL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  INSERT INTO orders_v8 (seq, id, order_id, account, instrument, action, quantity, order_type, time_in_force,
+      limit_price, stop_price, limit_price_changed, stop_price_changed, oco_id, strategy, state, filled_quantity,
+      avg_fill_price, origin, parent_id, triggered, atm_stop_loss_ticks, atm_profit_target_ticks, atm_tick_size,
+      created_at, updated_at)
+    SELECT seq, id, order_id, account, instrument, action, quantity, order_type, time_in_force,
+      limit_price, stop_price, limit_price_changed, stop_price_changed, oco_id, strategy, state, filled_quantity,
+      avg_fill_price, origin, parent_id, triggered, atm_stop_loss_ticks, atm_profit_target_ticks, atm_tick_size,
+      created_at, updated_at FROM orders;
+  CREATE TABLE fills_v8 (
+    seq INTEGER PRIMARY KEY,
+    order_id TEXT NOT NULL REFERENCES orders(id),
+    execution_id TEXT,
+    account TEXT NOT NULL,
+    instrument TEXT NOT NULL,
+    action TEXT NOT NULL,
+    quantity INTEGER NOT NULL CHECK (quantity > 0),
+    price REAL,
+    time TEXT NOT NULL,
+    position_after INTEGER,
+    realized REAL NOT NULL DEFAULT 0,
+    commission REAL NOT NULL DEFAULT 0
+  );
+  INSERT INTO fills_v8 (seq, order_id, execution_id, account, instrument, action, quantity, price, time, position_after, realized, commission)
+    SELECT seq, order_id, execution_id, account, instrument, action, quantity, price, time, position_after, realized, commission FROM fills;
+  DROP TABLE fills;
+  DROP TABLE orders;
+  ALTER TABLE orders_v8 RENAME TO orders;
+  ALTER TABLE fills_v8 RENAME TO fills;
+  CREATE UNIQUE INDEX orders_by_order_id ON orders(account, order_id);
+  CREATE INDEX orders_by_oco ON orders(account, oco_id) WHERE oco_id IS NOT NULL;
+  CREATE INDEX orders_working ON orders(instrument, seq) WHERE state = 'WORKING';
+  CREATE INDEX orders_working_by_account ON orders(account, instrument, seq) WHERE state = 'WORKING';
+  CREATE INDEX orders_day_working ON orders(created_at) WHERE state = 'WORKING' AND time_in_force = 'DAY';
+  DELETE FROM sqlite_sequence WHERE name IN ('orders', 'fills');
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -5,14 +5,15 @@
 import { RejectedError } from '../order/errors.js';
 import { NEEDS_STOP, type Order } from '../order/schema.js';
 import { findTemplate } from './atm.js';
-import { type Core, lastPrice } from './core.js';
-import { fillOrder, sweep, work } from './fills.js';
+import { type Core, lastPrice, positionOf, putPrice } from './core.js';
+import { noteWorkingDay } from './expiry.js';
+import { applyFill, fillTerms, sweep, work } from './fills.js';
 import { missingPrice } from './sources.js';
 import { stopIsTouched } from './matching.js';
 import { rootOf } from '../service/contracts.js';
 import { nearestTicks, onTick, tickSizeOf } from './price-feed.js';
 import { assertOcoIdUsable, cancelWithGroup } from './oco.js';
-import { type NewOrderRow, type OrderRow, type PositionRow, toOrder } from './queries.js';
+import { newOrderRow, type NewOrderRow, type OrderRow, type PositionRow, toOrder } from './queries.js';
 import type { Effects, OrderOrigin, OrderRecord } from './types.js';
 
 /**
@@ -31,7 +32,7 @@ export function assertOnTick(field: string, instrument: string, price: number | 
 /** `requireMarketPosition` (§3.1, §8.7): the account's position in the instrument must be one of the sides listed. */
 export function checkMarketPosition(core: Core, order: Order): void {
   if (order.requireMarketPosition === undefined) return;
-  const held = core.q.position.get(order.account, order.instrument)?.quantity ?? 0;
+  const held = positionOf(core, order.account, order.instrument)?.quantity ?? 0;
   const side = held > 0 ? 'long' : held < 0 ? 'short' : 'flat';
   if (!order.requireMarketPosition.includes(side)) {
     throw new RejectedError(
@@ -44,8 +45,9 @@ export function checkMarketPosition(core: Core, order: Order): void {
 /** PlaceOrder's guards (§3.1, §8.7): the position required, and the most open positions allowed. */
 function checkGuards(core: Core, order: Order): void {
   checkMarketPosition(core, order);
-  const held = core.q.position.get(order.account, order.instrument)?.quantity ?? 0;
-  if (order.maxPositions !== undefined && held === 0) {
+  if (order.maxPositions === undefined) return;
+  const held = positionOf(core, order.account, order.instrument)?.quantity ?? 0;
+  if (held === 0) {
     const open = core.q.openPositionsOf.all(order.account).length;
     if (open >= order.maxPositions)
       throw new RejectedError(`Max positions reached: account '${order.account}' has ${open} open positions; maxPositions is ${order.maxPositions}`, {
@@ -126,19 +128,27 @@ export function placeOrder(
   if (missing?.demo !== undefined) {
     // Every check passed: the demo price becomes the instrument's last price, as a price set would.
     last = missing.demo;
-    core.q.upsertPrice.run(order.instrument, last, time);
+    putPrice(core, order.instrument, last, time);
     core.q.insertTick.run(order.instrument, last, time);
     (effects.demoPrices ??= []).push({ instrument: order.instrument, price: last });
     sweep(core, order.instrument, null, last, time, effects);
   }
-  core.q.insertOrder.run(row);
   if (order.orderType === 'MARKET') {
-    const brackets = fillOrder(core, core.q.orderById.get(row.id)!, last ?? null, time, effects);
-    if (last !== undefined) work(core, brackets.map((b) => ({ id: b.id, from: last })), last, time, effects);
-  } else if (last !== undefined) {
-    work(core, [{ id: row.id, from: last }], last, time, effects);
+    // Inserted already filled, and not read back: the engine knows what it wrote.
+    const { price } = fillTerms(core, { instrument: row.instrument, order_type: row.orderType, action: row.action, quantity: row.quantity }, last ?? null);
+    const seq = Number(core.q.insertFilledOrder.run({ ...row, fillPrice: price }).lastInsertRowid);
+    const filled = newOrderRow(row, seq, 'FILLED', price);
+    const brackets = applyFill(core, filled, time, effects);
+    if (last !== undefined && brackets.length > 0) work(core, brackets.map((b) => ({ id: b.id, from: last })), last, time, effects);
+    return toOrder(filled);
   }
-  return toOrder(core.q.orderById.get(row.id)!);
+  const seq = Number(core.q.insertOrder.run(row).lastInsertRowid);
+  noteWorkingDay(core, row);
+  if (last === undefined) return toOrder(newOrderRow(row, seq, 'WORKING', null));
+  const before = effects.fills.length + effects.triggeredOrderIds.length;
+  work(core, [{ id: row.id, from: last }], last, time, effects);
+  // Unchanged unless the move filled or triggered it.
+  return effects.fills.length + effects.triggeredOrderIds.length === before ? toOrder(newOrderRow(row, seq, 'WORKING', null)) : toOrder(core.q.orderById.get(row.id)!);
 }
 
 /**

@@ -99,6 +99,38 @@ export interface NewOrderRow {
   now: string;
 }
 
+/** The row the store holds for a new order, known without reading it back. */
+export function newOrderRow(row: NewOrderRow, seq: number, state: OrderState, fillPrice: number | null): OrderRow {
+  return {
+    seq,
+    id: row.id,
+    order_id: row.orderId,
+    account: row.account,
+    instrument: row.instrument,
+    action: row.action,
+    quantity: row.quantity,
+    order_type: row.orderType,
+    time_in_force: row.timeInForce,
+    limit_price: row.limitPrice,
+    stop_price: row.stopPrice,
+    limit_price_changed: null,
+    stop_price_changed: null,
+    oco_id: row.ocoId,
+    strategy: row.strategy,
+    state,
+    filled_quantity: state === 'FILLED' ? row.quantity : 0,
+    avg_fill_price: fillPrice,
+    origin: row.origin,
+    parent_id: row.parentId,
+    triggered: 0,
+    atm_stop_loss_ticks: row.atmStopLossTicks,
+    atm_profit_target_ticks: row.atmProfitTargetTicks,
+    atm_tick_size: row.atmTickSize,
+    created_at: row.now,
+    updated_at: row.now,
+  };
+}
+
 export function toOrder(row: OrderRow): OrderRecord {
   const order: OrderRecord = {
     id: row.id,
@@ -217,6 +249,15 @@ export function prepareQueries(db: Db) {
          atm_stop_loss_ticks, atm_profit_target_ticks, atm_tick_size, created_at, updated_at)
        VALUES (@id, @orderId, @account, @instrument, @action, @quantity, @orderType, @timeInForce,
          @limitPrice, @stopPrice, @ocoId, @strategy, 'WORKING', @origin, @parentId,
+         @atmStopLossTicks, @atmProfitTargetTicks, @atmTickSize, @now, @now)`,
+    ),
+    /** A market order, inserted already filled (no INSERT then UPDATE). */
+    insertFilledOrder: () => db.prepare<[NewOrderRow & { fillPrice: number | null }]>(
+      `INSERT INTO orders (id, order_id, account, instrument, action, quantity, order_type, time_in_force,
+         limit_price, stop_price, oco_id, strategy, state, filled_quantity, avg_fill_price, origin, parent_id,
+         atm_stop_loss_ticks, atm_profit_target_ticks, atm_tick_size, created_at, updated_at)
+       VALUES (@id, @orderId, @account, @instrument, @action, @quantity, @orderType, @timeInForce,
+         @limitPrice, @stopPrice, @ocoId, @strategy, 'FILLED', @quantity, @fillPrice, @origin, @parentId,
          @atmStopLossTicks, @atmProfitTargetTicks, @atmTickSize, @now, @now)`,
     ),
     orderById: () => db.prepare<[string], OrderRow>('SELECT * FROM orders WHERE id = ?'),

@@ -15,7 +15,7 @@
  */
 import { RejectedError } from '../order/errors.js';
 import { contractSpec, type ContractSpec, rootOf, setCustomContracts } from '../service/contracts.js';
-import type { Core } from './core.js';
+import { type Core, positionOf } from './core.js';
 import type { CustomContractRow, PriceSourceRow } from './queries.js';
 
 export const PRICE_SOURCES = ['manual', 'demo', 'random', 'remote', 'replay'] as const;
@@ -75,7 +75,7 @@ export interface MissingPrice {
  * or be refused with the way to get a price.
  */
 export function missingPrice(core: Core, account: string, instrument: string, signedQuantity: number): MissingPrice {
-  const held = core.q.position.get(account, instrument);
+  const held = positionOf(core, account, instrument);
   if (held && held.pnl_known === 0 && held.quantity !== 0 && Math.sign(signedQuantity) !== Math.sign(held.quantity) && Math.abs(signedQuantity) <= Math.abs(held.quantity)) {
     return {};
   }

@@ -137,14 +137,23 @@ function migrate(db: Db): void {
   const current = () => db.pragma('user_version', { simple: true }) as number;
   if (current() === SCHEMA_VERSION) return;
   // IMMEDIATE takes the write lock first, so two processes opening a new store at once
-  // cannot both run the same migration.
-  db.transaction(() => {
-    const from = current();
-    // checkBeforeWriting refused it already, unless a newer trade upgraded it since.
-    if (from > SCHEMA_VERSION) throw newerStore(db.name, from, SCHEMA_VERSION);
-    for (let v = from; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]!);
-    db.pragma(`user_version = ${SCHEMA_VERSION}`);
-  }).immediate();
+  // cannot both run the same migration. A table rebuilt (SQLite's way to change one) would
+  // break its references midway, so foreign keys are off while migrating (the pragma cannot
+  // change inside a transaction) and every reference is checked before the commit.
+  db.pragma('foreign_keys = OFF');
+  try {
+    db.transaction(() => {
+      const from = current();
+      // checkBeforeWriting refused it already, unless a newer trade upgraded it since.
+      if (from > SCHEMA_VERSION) throw newerStore(db.name, from, SCHEMA_VERSION);
+      for (let v = from; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]!);
+      const broken = db.pragma('foreign_key_check') as unknown[];
+      if (broken.length > 0) throw new Error(`migration left ${broken.length} broken references: ${JSON.stringify(broken.slice(0, 3))}`);
+      db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    }).immediate();
+  } finally {
+    db.pragma('foreign_keys = ON');
+  }
 }
 
 export interface StoreSummary {

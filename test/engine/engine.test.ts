@@ -304,6 +304,52 @@ describe('reverse position', () => {
   });
 });
 
+describe('migration to the lean tables of version 8', () => {
+  it('keeps every order and fill with its seq, the references between them, and goes on numbering after them', () => {
+    engine.close();
+    rmSync(file(), { force: true });
+    const db = new Database(file());
+    db.pragma('foreign_keys = ON');
+    for (const migration of MIGRATIONS.slice(0, 7)) db.exec(migration);
+    db.pragma('user_version = 7');
+    db.prepare("INSERT OR IGNORE INTO accounts (name, created_at) VALUES ('Sim101', '2025-08-01T14:00:00.000Z')").run();
+    const insertOrder = db.prepare(
+      `INSERT INTO orders (seq, id, order_id, account, instrument, action, quantity, order_type, time_in_force, limit_price, state, filled_quantity, avg_fill_price, created_at, updated_at)
+       VALUES (?, ?, ?, 'Sim101', 'ES 09-25', 'BUY', 1, ?, 'GTC', ?, ?, ?, ?, '2025-08-01T14:00:00.000Z', '2025-08-01T14:00:00.000Z')`,
+    );
+    insertOrder.run(5, 'a'.repeat(32), 'mine-1', 'MARKET', null, 'FILLED', 1, 4500);
+    insertOrder.run(9, 'b'.repeat(32), 'b'.repeat(32), 'LIMIT', 4400, 'WORKING', 0, null);
+    db.prepare(
+      `INSERT INTO fills (seq, order_id, execution_id, account, instrument, action, quantity, price, time, position_after, realized, commission)
+       VALUES (3, ?, 'e1', 'Sim101', 'ES 09-25', 'BUY', 1, 4500, '2025-08-01T14:00:00.000Z', 1, 0, 2.25)`,
+    ).run('a'.repeat(32));
+    db.close();
+    engine = createEngine(file(), { now: () => new Date('2025-09-01T14:00:00Z') });
+    const after = new Database(file(), { readonly: true });
+    try {
+      expect(after.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+      expect(after.prepare('SELECT seq, order_id, state FROM orders ORDER BY seq').all()).toEqual([
+        { seq: 5, order_id: 'mine-1', state: 'FILLED' },
+        { seq: 9, order_id: 'b'.repeat(32), state: 'WORKING' },
+      ]);
+      expect(after.pragma('foreign_key_check')).toEqual([]);
+      const sql = (after.prepare("SELECT group_concat(sql, ';') AS s FROM sqlite_master WHERE tbl_name IN ('orders', 'fills')").get() as { s: string }).s;
+      expect(sql).not.toContain('AUTOINCREMENT');
+      expect(sql).not.toContain('orders_by_account');
+      expect(sql).toContain('orders_working_by_account');
+    } finally {
+      after.close();
+    }
+    expect(engine.getOrder('mine-1', 'Sim101')).toMatchObject({ state: 'FILLED', avgFillPrice: 4500 });
+    expect(engine.listFills()).toEqual([expect.objectContaining({ executionId: 'e1', orderId: 'mine-1', commission: 2.25 })]);
+    // The LIMIT kept working through the rebuild and still fills; a new order is numbered after the rest.
+    expect(engine.setPrice('ES 09-25', 4400).fills).toEqual([expect.objectContaining({ orderId: 'b'.repeat(32), price: 4400 })]);
+    expect(engine.placeOrder(order()).order).toMatchObject({ state: 'FILLED', avgFillPrice: 4400 });
+    expect(snapshot().orders.map((o) => (o as { seq: number }).seq)).toEqual([5, 9, 10]);
+    expect(snapshot().fills.map((f) => (f as { seq: number }).seq)).toEqual([3, 4, 5]);
+  });
+});
+
 describe('migration from the first schema', () => {
   it('keeps orders and positions of a version-1 store and adds the new columns and tables', () => {
     engine.close();

@@ -1,0 +1,51 @@
+/**
+ * What the write path reads on every order, kept in memory (issue 16: a lean write per order):
+ * last prices, the commission and slippage per root, positions, and when the next working DAY
+ * order expires. The store stays the truth: the cache mirrors what this connection wrote, and is
+ * dropped whole whenever another connection has committed (SQLite's `data_version`, read once
+ * per transaction after the write lock is held, so nothing can change under it) and whenever a
+ * transaction fails (its writes were rolled back, the mirror of them must go too).
+ */
+import type { Db } from './store.js';
+import type { ContractSettingRow, PositionRow } from './queries.js';
+
+export interface WriteCache {
+  /** null: known to have no row. */
+  prices: Map<string, number | null>;
+  settings: Map<string, Pick<ContractSettingRow, 'commission' | 'slippage_ticks'> | null>;
+  /** Keyed `account\u0000instrument`. */
+  positions: Map<string, PositionRow | null>;
+  /** The earliest session end (ms) of the working DAY orders, Infinity with none; undefined: not known. */
+  dayExpiry: number | undefined;
+  /** Checks `data_version` (inside a transaction) and drops everything if another connection committed. */
+  sync(): void;
+  /** Forgets everything (a rolled-back transaction, a change the cache does not follow). */
+  reset(): void;
+}
+
+export function createWriteCache(db: Db): WriteCache {
+  const version = db.prepare<[], { v: number }>('SELECT data_version AS v FROM pragma_data_version()').pluck();
+  let seen: number | undefined;
+  const cache: WriteCache = {
+    prices: new Map(),
+    settings: new Map(),
+    positions: new Map(),
+    dayExpiry: undefined,
+    sync() {
+      const now = version.get() as unknown as number;
+      if (now !== seen) {
+        cache.reset();
+        seen = now;
+      }
+    },
+    reset() {
+      cache.prices.clear();
+      cache.settings.clear();
+      cache.positions.clear();
+      cache.dayExpiry = undefined;
+    },
+  };
+  return cache;
+}
+
+export const positionKey = (account: string, instrument: string) => `${account}\u0000${instrument}`;
