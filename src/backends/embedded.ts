@@ -1,5 +1,7 @@
 import { createEngine, type Engine, type EngineOptions } from '../engine/engine.js';
 import { simulate } from '../engine/service.js';
+import { createCommitter } from '../engine/committer.js';
+import { OPERATIONS } from '../service/operations.js';
 import type { ReplyOf } from '../service/operations.js';
 import { envelopeData } from '../service/shapes.js';
 import type { Backend } from './types.js';
@@ -20,12 +22,15 @@ export function createEmbeddedBackend(options: EmbeddedBackendOptions): Embedded
 
 /** The backend over an engine already open, which it closes (tests open one on a store with pragmas of their own). */
 export function embeddedBackendOn(engine: Engine): EmbeddedBackend {
+  // Operations that may move money and are called together (`trade batch`, a library caller's
+  // Promise.all) share one commit; each call settles after the commit that holds it.
+  const committer = createCommitter(engine);
   return {
     name: 'embedded',
     label: `embedded (${engine.file})`,
     engine,
     async call(name, args) {
-      const { body, detail } = simulate(engine, name, args);
+      const { body, detail } = OPERATIONS[name].movesMoney ? await committer.submit(() => simulate(engine, name, args)) : simulate(engine, name, args);
       // The value is read as a remote client reads it: GetWatermarks' data, not its envelope (§1.7).
       const value = (envelopeData(body) ?? body) as unknown as ReplyOf<typeof name>;
       return { body, value, ...(detail ? { detail } : {}) };

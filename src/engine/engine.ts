@@ -29,7 +29,7 @@ import { allContracts, contractSpec, type ContractSpec } from '../service/contra
 import { type Db, openStore } from './store.js';
 import { guardEngine, toStoreError } from './store-errors.js';
 import { createTrading } from './trading.js';
-import type { ContractSettings, Engine, EngineOptions, OrderFilter, OrderListFilter, Page, Paged, PositionRecord } from './types.js';
+import type { ContractSettings, Engine, EngineOptions, OrderFilter, OrderListFilter, Page, Paged, PositionRecord, Settled } from './types.js';
 
 export * from './types.js';
 export { DEFAULT_SOURCE, PRICE_SOURCES, type PriceSourceKind, type PriceSourceParams, type PriceSourceRecord } from './sources.js';
@@ -61,9 +61,15 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
       return operation(now.toISOString(), ...args);
     });
     // A failure of the store (busy past the timeout, full, read-only) is typed by guardEngine.
-    // A failed transaction was rolled back: what the cache learnt from it goes too.
+    // A failed transaction was rolled back: what the cache learnt from it goes too. Inside a
+    // group (a transaction already open, each operation in its savepoint) it runs as it is.
     return (...args: A) => {
       try {
+        if (db.inTransaction) {
+          const now = clock();
+          expireDayOrders(core, now, newEffects());
+          return operation(now.toISOString(), ...args);
+        }
         return transaction.immediate(...args);
       } catch (error) {
         core.cache.reset();
@@ -263,6 +269,38 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
     return { items: items.map(to), next: items[items.length - 1]!.seq };
   }
 
+  /**
+   * Group commit (issue 16): operations that arrive together share one IMMEDIATE transaction,
+   * each in its own savepoint, so one that fails is rolled back alone and its neighbours stay.
+   * Runs them in order until they are done or `budgetMs` has passed (at least one runs), then
+   * commits; the results are returned only after the commit, so no caller can acknowledge an
+   * operation before the commit that holds it. A failed commit throws: none of them happened.
+   */
+  const savepoint = db.transaction(<R>(run: () => R): R => run());
+  const groupTransaction = db.transaction(<R>(runs: ReadonlyArray<() => R>, budgetMs: number): Array<Settled<R>> => {
+    core.cache.sync();
+    const deadline = performance.now() + budgetMs;
+    const settled: Array<Settled<R>> = [];
+    for (const run of runs) {
+      if (settled.length > 0 && performance.now() > deadline) break;
+      try {
+        settled.push({ ok: true, value: savepoint(run) as R });
+      } catch (error) {
+        core.cache.reset();
+        settled.push({ ok: false, error });
+      }
+    }
+    return settled;
+  });
+  function group<R>(runs: ReadonlyArray<() => R>, budgetMs = Infinity): Array<Settled<R>> {
+    try {
+      return groupTransaction.immediate(runs, budgetMs) as Array<Settled<R>>;
+    } catch (error) {
+      core.cache.reset();
+      throw error;
+    }
+  }
+
   // data_version moves when another connection commits; total_changes counts this one's own writes.
   const version = db.prepare<[], { others: number; own: number }>(
     'SELECT (SELECT data_version FROM pragma_data_version()) AS others, total_changes() AS own',
@@ -275,6 +313,7 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
     file,
     now: clock,
     placeOrder: place,
+    group,
     reversePosition: reverse,
     cancelOrder: cancel,
     closePosition: write(trading.close),

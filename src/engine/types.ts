@@ -175,8 +175,17 @@ export interface EngineOptions {
   busyTimeoutMs?: number;
 }
 
+/** One operation of a group: what it returned, or what it threw (it was rolled back alone). */
+export type Settled<R> = { ok: true; value: R } | { ok: false; error: unknown };
+
 export interface Engine {
   readonly file: string;
+  /**
+   * Runs operations (engine calls) in one transaction, each in its own savepoint, in order until
+   * done or `budgetMs` has passed (at least one runs); returns what each did after the commit.
+   * The ones past the budget are not run and have no entry. Throws when the commit fails.
+   */
+  group<R>(runs: ReadonlyArray<() => R>, budgetMs?: number): Array<Settled<R>>;
   /** The engine's clock (EngineOptions.now, else the system's). */
   now(): Date;
   placeOrder(order: Order): PlaceOutcome;

@@ -6,6 +6,7 @@
  */
 import type { Engine } from '../engine/engine.js';
 import { simulate } from '../engine/service.js';
+import type { Committer } from '../engine/committer.js';
 import { RejectedError, StoreError, UsageError } from '../order/errors.js';
 import { OPERATIONS, type OperationName, parseArgs } from '../service/operations.js';
 
@@ -54,8 +55,28 @@ export function dispatch(engine: Engine, name: OperationName, args: unknown, opt
     const { body } = simulate(engine, name, parseArgs(name, args, 'server'));
     return { status: 200, body };
   } catch (error) {
-    const { status, body, internal } = errorResult(error);
-    if (internal) options.onInternalError?.(name, error);
-    return { status, body };
+    return failed(name, error, options);
+  }
+}
+
+function failed(name: OperationName, error: unknown, options: DispatchOptions): OperationResult {
+  const { status, body, internal } = errorResult(error);
+  if (internal) options.onInternalError?.(name, error);
+  return { status, body };
+}
+
+/**
+ * `dispatch` with group commit: an operation that may move money is run in the committer's next
+ * group (one transaction for the operations that arrived together, a savepoint each) and answered
+ * only after that transaction committed; the others run at once. Never rejects.
+ */
+export async function dispatchGrouped(engine: Engine, committer: Committer, name: OperationName, args: unknown, options: DispatchOptions = {}): Promise<OperationResult> {
+  if (!OPERATIONS[name].movesMoney) return dispatch(engine, name, args, options);
+  try {
+    const parsed = parseArgs(name, args, 'server');
+    const { body } = await committer.submit(() => simulate(engine, name, parsed));
+    return { status: 200, body };
+  } catch (error) {
+    return failed(name, error, options);
   }
 }

@@ -12,7 +12,8 @@ import websocket from '@fastify/websocket';
 import type { Engine } from '../engine/engine.js';
 import { OPERATIONS, type OperationName } from '../service/operations.js';
 import { createAuthenticator, createScrubber, UNAUTHORIZED } from './auth.js';
-import { CATALOG, dispatch, errorResult } from './operations.js';
+import { CATALOG, dispatchGrouped, errorResult } from './operations.js';
+import { createCommitter } from '../engine/committer.js';
 import { notFoundBody, routeOf } from './not-found.js';
 import { BODY_LIMIT, HTTP_LIMITS, type HttpLimits, createTokenBucket, RATE_LIMITED, type RateLimitOptions, type TakeResult } from './limits.js';
 import { CONNECTION_BOUNDS, handleRpcConnection, type ConnectionBounds, type RpcServerContext } from './ws-rpc.js';
@@ -111,6 +112,8 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
   const onInternalError = (api: string, error: unknown) =>
     warn(`trade serve: internal error in ${api}: ${error instanceof Error ? error.message : String(error)}`);
   const streams = createStreamHub({ engine, takeSubscription: () => subscriptionBucket?.take() ?? { ok: true }, onInternalError });
+  // Orders that arrive together, over HTTP and WebSocket alike, share one commit (issue 16).
+  const committer = createCommitter(engine);
   let closing = false;
   const limits: HttpLimits = { ...HTTP_LIMITS, ...options.limits };
   const wsBounds: ConnectionBounds = { ...CONNECTION_BOUNDS, ...options.wsBounds };
@@ -196,6 +199,10 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
 
   // Connections beyond the cap are closed as they arrive, before they cost a file descriptor for long.
   app.server.maxConnections = limits.maxConnections;
+  // A client that sends its request and half-closes (shutdown of its write side, as `socket.end`
+  // does) still gets its answer: Node's default drops the request at the FIN, and an order
+  // answered after a group commit (one more turn of the event loop) would then be done unanswered.
+  (app.server as typeof app.server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   app.server.on('drop', () => log?.(`- connection refused: ${limits.maxConnections} connections open (--max-connections)`));
 
   // Authentication first, on every request including the WebSocket upgrade and unknown routes,
@@ -282,7 +289,7 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
         if (data !== undefined && !isObject(data))
           return reply.code(400).send({ error: 'Invalid request: body: must be a JSON object' });
         // Path parameters win: an `account` field in a body cannot redirect an order (§3).
-        const result = dispatch(engine, name, { ...data, ...(request.params as Record<string, unknown>) }, { onInternalError });
+        const result = await dispatchGrouped(engine, committer, name, { ...data, ...(request.params as Record<string, unknown>) }, { onInternalError });
         return reply.code(result.status).send(result.body);
       },
     });
@@ -293,7 +300,7 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
     reply.code(501).send({ success: false, error: 'not_implemented', detail: `${request.method} /v1/api/mcp is not simulated by trade serve` }),
   );
 
-  const rpc: RpcServerContext = { engine, take, log, onInternalError, streams };
+  const rpc: RpcServerContext = { engine, take, log, onInternalError, streams, committer };
   app.route({
     method: 'GET',
     url: WS_PATH,

@@ -11,8 +11,9 @@ import type { Engine } from '../engine/engine.js';
 import { formatIssues } from '../order/errors.js';
 import { printable, show } from '../order/schema.js';
 import { duplicateKeyIssues, type KeyPath, parseStrictJson } from '../service/strict-json.js';
-import { isOperationName, operationForRpc, operationForWsName } from '../service/operations.js';
-import { dispatch, INTERNAL_ERROR_BODY, type OperationResult } from './operations.js';
+import { isOperationName, OPERATIONS, type OperationName, operationForRpc, operationForWsName } from '../service/operations.js';
+import { dispatch, dispatchGrouped, INTERNAL_ERROR_BODY, type OperationResult } from './operations.js';
+import type { Committer } from '../engine/committer.js';
 import { RATE_LIMITED, type TakeResult } from './limits.js';
 import { CONGESTED_BYTES, type StreamAction, type StreamEvent, type StreamHub } from './streams.js';
 
@@ -26,6 +27,8 @@ export interface RpcServerContext {
   onInternalError(api: string, error: unknown): void;
   /** The server's streams; without them the stream actions are ignored like unknown ones. */
   streams?: StreamHub;
+  /** Group commit for the operations that may move money; without it each runs on its own. */
+  committer?: Committer;
 }
 
 export type RpcId = string | number | null;
@@ -86,18 +89,34 @@ function refuseDuplicates(message: Record<string, unknown>, duplicates: KeyPath[
 
 /** Answers one RPC: the api and args, then the rate limit, then the operation itself. */
 export function answerRpc(ctx: RpcServerContext, api: unknown, args: unknown): OperationResult {
-  if (api === undefined || api === null || api === '') return { status: 400, body: { error: 'Invalid request: api: is required' } };
-  if (typeof api !== 'string') return { status: 400, body: { error: `Invalid request: api: must be a string, got ${show(api)}` } };
-  if (args !== undefined && !isObject(args)) return { status: 400, body: { error: 'Invalid request: args: must be an object' } };
+  const checked = checkRpc(ctx, api, args);
+  return 'result' in checked ? checked.result : dispatch(ctx.engine, checked.name, checked.args, { onInternalError: ctx.onInternalError });
+}
+
+/** An RPC's api, args and rate limit checked: the refusal, or the operation to run. */
+function checkRpc(ctx: RpcServerContext, api: unknown, args: unknown): { result: OperationResult } | { name: OperationName; args: unknown } {
+  if (api === undefined || api === null || api === '') return { result: { status: 400, body: { error: 'Invalid request: api: is required' } } };
+  if (typeof api !== 'string') return { result: { status: 400, body: { error: `Invalid request: api: must be a string, got ${show(api)}` } } };
+  if (args !== undefined && !isObject(args)) return { result: { status: 400, body: { error: 'Invalid request: args: must be an object' } } };
   const name = operationForRpc(api, (args ?? {}) as Record<string, unknown>);
   // The name is echoed short and printable: a client's text never breaks the reply or a terminal.
-  if (name === undefined) return { status: 404, body: { error: `Unknown API command ${show(api)}` } };
+  if (name === undefined) return { result: { status: 404, body: { error: `Unknown API command ${show(api)}` } } };
   const taken = ctx.take();
-  if (!taken.ok) return { status: 429, body: { error: RATE_LIMITED } };
+  if (!taken.ok) return { result: { status: 429, body: { error: RATE_LIMITED } } };
   // A string is the reason §3.14's rules refuse this use of the name.
-  if (!isOperationName(name)) return { status: 400, body: { error: name } };
-  return dispatch(ctx.engine, name, args ?? {}, { onInternalError: ctx.onInternalError });
+  if (!isOperationName(name)) return { result: { status: 400, body: { error: name } } };
+  return { name, args: args ?? {} };
 }
+
+/** Whether a message is an RPC of an operation that may move money: one the committer groups. */
+function grouped(ctx: RpcServerContext, message: Parsed): boolean {
+  if (!ctx.committer || message.kind !== 'rpc' || typeof message.api !== 'string') return false;
+  const name = operationForRpc(message.api, (isObject(message.args) ? message.args : {}) as Record<string, unknown>);
+  return name !== undefined && isOperationName(name) && OPERATIONS[name].movesMoney;
+}
+
+/** How many grouped RPCs of one connection are handed to the committer in one turn. */
+const GROUPED_PER_TURN = 64;
 
 /**
  * The bounds of one connection (README "Limits"): messages wait in a queue and are answered one
@@ -132,7 +151,22 @@ export function handleRpcConnection(socket: WebSocket, remote: string, ctx: RpcS
     if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
   };
   const streams = ctx.streams?.open({ send, congested: () => socket.bufferedAmount > CONGESTED_BYTES });
-  const queue: { raw: RawData; isBinary: boolean }[] = [];
+  const queue: Array<{ raw: RawData; isBinary: boolean; parsed?: Parsed }> = [];
+  /** Grouped RPCs handed to the committer and not yet answered. */
+  let inflight = 0;
+  const parsedOf = (item: (typeof queue)[number]): Parsed | undefined => {
+    if (item.isBinary) return undefined;
+    if (!item.parsed) {
+      const bytes = Array.isArray(item.raw) ? Buffer.concat(item.raw) : Buffer.isBuffer(item.raw) ? item.raw : Buffer.from(item.raw);
+      item.parsed = parseMessage(bytes.toString('utf8'));
+    }
+    return item.parsed;
+  };
+  /** A grouped RPC is answered after the commit; until then nothing else of this connection runs, so replies keep its order. */
+  const isGrouped = (item: (typeof queue)[number]) => {
+    const parsed = parsedOf(item);
+    return parsed !== undefined && grouped(ctx, parsed);
+  };
   let scheduled = false;
   let waiting: NodeJS.Timeout | undefined;
   let overSince: number | undefined;
@@ -150,15 +184,28 @@ export function handleRpcConnection(socket: WebSocket, remote: string, ctx: RpcS
     ctx.log?.(`${remote} WS closed ${code}`);
   });
 
-  /** Answers queued messages until the queue is empty or the client has too much unread. */
+  /**
+   * Answers queued messages until the queue is empty or the client has too much unread: one
+   * message run at once per turn, or up to GROUPED_PER_TURN grouped RPCs handed to the committer
+   * (answered after their commit). Anything else waits until this connection's grouped RPCs are
+   * answered, so a client's replies come in the order it asked.
+   */
   const pump = () => {
     scheduled = false;
     if (closed) return;
     if (over()) return waitForDrain();
     overSince = undefined;
-    const next = queue.shift();
-    if (next) answer(next.raw, next.isBinary);
-    if (queue.length > 0) return schedule();
+    for (let handed = 0; queue.length > 0 && handed < GROUPED_PER_TURN; handed++) {
+      if (isGrouped(queue[0]!)) {
+        answer(queue.shift()!);
+        continue;
+      }
+      if (inflight === 0) answer(queue.shift()!);
+      break;
+    }
+    if (queue.length > 0 && (inflight === 0 || isGrouped(queue[0]!))) return schedule();
+    // The rest waits for the grouped replies, which schedule the next turn.
+    if (queue.length > 0) return;
     // Read again once the queue is empty and the replies are on their way.
     if (socket.isPaused) {
       if (over()) waitForDrain();
@@ -202,11 +249,10 @@ export function handleRpcConnection(socket: WebSocket, remote: string, ctx: RpcS
     schedule();
   });
 
-  function answer(raw: RawData, isBinary: boolean): void {
+  function answer(item: (typeof queue)[number]): void {
     const started = performance.now();
-    if (isBinary) return ctx.log?.(`${remote} WS ignored: a binary frame`);
-    const bytes = Array.isArray(raw) ? Buffer.concat(raw) : Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
-    const message = parseMessage(bytes.toString('utf8'));
+    const message = parsedOf(item);
+    if (message === undefined) return ctx.log?.(`${remote} WS ignored: a binary frame`);
     if (message.kind === 'ping') return send({ type: 'pong' });
     if (message.kind === 'refused') {
       send(message.reply);
@@ -225,15 +271,39 @@ export function handleRpcConnection(socket: WebSocket, remote: string, ctx: RpcS
       return ctx.log?.(`${remote} WS ${message.action} ${printable(done)} ${(performance.now() - started).toFixed(1)}ms`);
     }
     const label = typeof message.api === 'string' && operationForWsName(message.api) ? message.api : show(message.api);
+    const reply = (result: OperationResult) => {
+      send({ id: message.id, data: result.body });
+      ctx.log?.(`${remote} WS ${label} id=${show(message.id)} ${result.status} ${(performance.now() - started).toFixed(1)}ms`);
+    };
+    // dispatch never throws; this keeps the one-reply promise even if something around it does.
+    const crashed = (error: unknown): OperationResult => {
+      ctx.onInternalError(label, error);
+      return { status: 500, body: INTERNAL_ERROR_BODY };
+    };
+    let checked: ReturnType<typeof checkRpc>;
+    try {
+      checked = checkRpc(ctx, message.api, message.args);
+    } catch (error) {
+      return reply(crashed(error));
+    }
+    if ('result' in checked) return reply(checked.result);
+    if (ctx.committer && OPERATIONS[checked.name].movesMoney) {
+      inflight++;
+      void dispatchGrouped(ctx.engine, ctx.committer, checked.name, checked.args, { onInternalError: ctx.onInternalError })
+        .catch(crashed)
+        .then((result) => {
+          inflight--;
+          reply(result);
+          if (inflight === 0 && queue.length > 0) schedule();
+        });
+      return;
+    }
     let result: OperationResult;
     try {
-      result = answerRpc(ctx, message.api, message.args);
+      result = dispatch(ctx.engine, checked.name, checked.args, { onInternalError: ctx.onInternalError });
     } catch (error) {
-      // dispatch never throws; this keeps the one-reply promise even if something around it does.
-      ctx.onInternalError(label, error);
-      result = { status: 500, body: INTERNAL_ERROR_BODY };
+      result = crashed(error);
     }
-    send({ id: message.id, data: result.body });
-    ctx.log?.(`${remote} WS ${label} id=${show(message.id)} ${result.status} ${(performance.now() - started).toFixed(1)}ms`);
+    reply(result);
   }
 }

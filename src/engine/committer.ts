@@ -1,0 +1,68 @@
+/**
+ * Group commit for the paths that have several operations at once (`trade serve` over HTTP and
+ * WebSocket, `trade batch` on the embedded engine): operations submitted in the same turn of the
+ * event loop are run together in one transaction (Engine.group: a savepoint each), and each
+ * promise settles only after that transaction has committed. The group closes when the queue is
+ * empty, or at MAX_OPS operations or BUDGET_MS of work, so a lone operation waits one turn of the
+ * event loop and no more, and a flood is cut into transactions that leave room for other work.
+ */
+import type { Engine } from './types.js';
+
+/** The most operations one transaction holds. */
+export const MAX_OPS = 256;
+/** The most time one group's operations run before it commits (the rest go into the next). */
+export const BUDGET_MS = 4;
+
+export interface Committer {
+  /** Runs `operation` (engine calls) in the next group; settles after the commit that holds it. */
+  submit<R>(operation: () => R): Promise<R>;
+}
+
+interface Pending {
+  run: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+export function createCommitter(engine: Engine, bounds: { maxOps?: number; budgetMs?: number } = {}): Committer {
+  const maxOps = bounds.maxOps ?? MAX_OPS;
+  const budgetMs = bounds.budgetMs ?? BUDGET_MS;
+  const queue: Pending[] = [];
+  let scheduled = false;
+
+  const schedule = () => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(flush);
+  };
+
+  function flush(): void {
+    scheduled = false;
+    const batch = queue.slice(0, maxOps);
+    let settled;
+    try {
+      settled = engine.group(
+        batch.map((p) => p.run),
+        budgetMs,
+      );
+    } catch (error) {
+      // The commit failed (or the store could not be locked): none of them happened.
+      queue.splice(0, batch.length);
+      for (const p of batch) p.reject(error);
+      if (queue.length > 0) schedule();
+      return;
+    }
+    queue.splice(0, settled.length);
+    settled.forEach((result, i) => (result.ok ? batch[i]!.resolve(result.value) : batch[i]!.reject(result.error)));
+    if (queue.length > 0) schedule();
+  }
+
+  return {
+    submit<R>(operation: () => R): Promise<R> {
+      return new Promise<R>((resolve, reject) => {
+        queue.push({ run: operation, resolve: resolve as (value: unknown) => void, reject });
+        schedule();
+      });
+    },
+  };
+}
