@@ -679,7 +679,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
       'Send many requests over one connection: NDJSON lines {"api":"PlaceOrder"|"ReversePosition"|"Cancel"|…,"args":{account,...},"id"?} in (any operation, by its WebSocket name), one {"line","id","status","data"} line out per input line, in order; lines are read, sent and answered as they arrive, and a line over 1 MiB or with a key given twice is refused. On http and ws, requests are paced to the service\'s budget (3/s, bursts of 20) and a line refused with 429 waits and is sent again.',
     )
     .argument('[file]', "NDJSON file, or '-' (the default) for stdin")
-    .option('--concurrency <n>', 'requests in flight at once (default: 1 on embedded, 64 on http and ws)')
+    .option('--concurrency <n>', 'requests in flight at once (default 64; on embedded the lines still run in their order, those in flight together sharing one commit)')
     .option('--rate <n>', 'requests per second, bursts of 20 (default: 3 on http and ws, none on embedded; 0: no pacing)')
     .option('--no-progress', 'no progress bar on stderr (it is shown only at a terminal)')
     .addHelpText(

@@ -16,6 +16,8 @@ export const BUDGET_MS = 4;
 export interface Committer {
   /** Runs `operation` (engine calls) in the next group; settles after the commit that holds it. */
   submit<R>(operation: () => R): Promise<R>;
+  /** How many operations wait for their group. */
+  pending(): number;
 }
 
 interface Pending {
@@ -46,14 +48,30 @@ export function createCommitter(engine: Engine, bounds: { maxOps?: number; budge
         budgetMs,
       );
     } catch (error) {
-      // The commit failed (or the store could not be locked): none of them happened.
+      // The whole group was rolled back (a full disk, a failed commit, a lock not had): none of
+      // them happened, so each is run again on its own and gets the outcome it would have had
+      // alone — the orders that fit are placed, the one that does not is refused.
       queue.splice(0, batch.length);
-      for (const p of batch) p.reject(error);
-      if (queue.length > 0) schedule();
-      return;
+      if (batch.length === 1) batch[0]!.reject(error);
+      else for (const p of batch) alone(p);
+      return next();
     }
     queue.splice(0, settled.length);
     settled.forEach((result, i) => (result.ok ? batch[i]!.resolve(result.value) : batch[i]!.reject(result.error)));
+    next();
+  }
+
+  function alone(p: Pending): void {
+    try {
+      const [result] = engine.group([p.run]);
+      if (result!.ok) p.resolve(result!.value);
+      else p.reject(result!.error);
+    } catch (error) {
+      p.reject(error);
+    }
+  }
+
+  function next(): void {
     if (queue.length > 0) schedule();
   }
 
@@ -64,5 +82,6 @@ export function createCommitter(engine: Engine, bounds: { maxOps?: number; budge
         schedule();
       });
     },
+    pending: () => queue.length,
   };
 }

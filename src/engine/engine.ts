@@ -287,6 +287,9 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
         settled.push({ ok: true, value: savepoint(run) as R });
       } catch (error) {
         core.cache.reset();
+        // Some failures (a full disk, an I/O error) make SQLite roll back the whole transaction:
+        // the neighbours run so far are undone too, so the group fails as one, with that error.
+        if (!db.inTransaction) throw error;
         settled.push({ ok: false, error });
       }
     }

@@ -68,10 +68,12 @@ function failed(name: OperationName, error: unknown, options: DispatchOptions): 
 /**
  * `dispatch` with group commit: an operation that may move money is run in the committer's next
  * group (one transaction for the operations that arrived together, a savepoint each) and answered
- * only after that transaction committed; the others run at once. Never rejects.
+ * only after that transaction committed. Never rejects.
  */
 export async function dispatchGrouped(engine: Engine, committer: Committer, name: OperationName, args: unknown, options: DispatchOptions = {}): Promise<OperationResult> {
-  if (!OPERATIONS[name].movesMoney) return dispatch(engine, name, args, options);
+  // A read that comes while orders wait for their group joins the queue behind them, so that it
+  // sees them (a pipelining client's read after its order); alone, it runs at once.
+  if (!OPERATIONS[name].movesMoney && committer.pending() === 0) return dispatch(engine, name, args, options);
   try {
     const parsed = parseArgs(name, args, 'server');
     const { body } = await committer.submit(() => simulate(engine, name, parsed));

@@ -21,6 +21,35 @@ const place = (id: unknown, change: Record<string, unknown> = {}) => JSON.string
 const results = (stdout: string) => stdout.trim().split('\n').map((l) => JSON.parse(l));
 
 describe('trade batch on the embedded engine', () => {
+  it('runs its lines in their order though 64 are in flight, sharing commits: every fill in line order, every read after the lines before it', async () => {
+    const lines: string[] = [];
+    for (let i = 0; i < 300; i++) {
+      lines.push(place(`p${i}`, { action: i % 3 === 2 ? 'SELL' : 'BUY', quantity: 1 + (i % 4), orderId: `line-${i}` }));
+      if (i % 50 === 49) lines.push(JSON.stringify({ api: 'GetPositions', id: `g${i}`, args: { account: 'Sim101' } }));
+      if (i % 60 === 30) lines.push(JSON.stringify({ api: 'ReversePosition', id: `r${i}`, args: args({ action: 'SELL', quantity: 1, orderId: `rev-${i}` }) }));
+    }
+    const result = await runBin(['batch', '-'], env, `${lines.join('\n')}\n`);
+    expect(result.code, result.stderr).toBe(0);
+    const out = results(result.stdout);
+    expect(out.every((r) => r.status === 200)).toBe(true);
+    // What each line should see, had the lines run one by one.
+    let held = 0;
+    const want: Array<[string, number]> = [];
+    for (const line of lines) {
+      const { api, id, args: a } = JSON.parse(line) as { api: string; id: string; args: { action: string; quantity: number } };
+      if (api === 'PlaceOrder') held += a.action === 'BUY' ? a.quantity : -a.quantity;
+      else if (api === 'ReversePosition') held = -a.quantity;
+      else want.push([id, held]);
+    }
+    const seen = out
+      .filter((r) => String(r.id).startsWith('g'))
+      .map((r) => [r.id, (r.data as { positions: Array<{ quantity: number; marketPosition: string }> }).positions.reduce((n, p) => n + (p.marketPosition === 'Short' ? -p.quantity : p.quantity), 0)]);
+    expect(seen).toEqual(want);
+    const executions = await runBin(['executions', '--account', 'Sim101', '--json'], env);
+    const ids = (JSON.parse(executions.stdout) as { executions: Array<{ orderId: string }> }).executions.map((e) => e.orderId).filter((id) => id.startsWith('line-'));
+    expect(ids).toEqual(Array.from({ length: 300 }, (_, i) => `line-${i}`));
+  });
+
   it('writes one result per line, in input order, and goes on after bad lines (exit 1)', async () => {
     const input = [
       place('a'),

@@ -5,7 +5,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCommitter } from '../../src/engine/committer.js';
-import { createEngine } from '../../src/engine/engine.js';
+import { createEngine, createEngineOnDb } from '../../src/engine/engine.js';
+import { openStore } from '../../src/engine/store.js';
 import { RejectedError } from '../../src/order/errors.js';
 import { parseOrder } from '../../src/order/schema.js';
 import { testEngine, type TestEngine } from '../helpers/engine.js';
@@ -37,6 +38,20 @@ describe('Engine.group', () => {
     expect(t.engine.listOrders().map((o) => o.quantity)).toEqual([1, 3]);
     expect(t.engine.getPosition('Sim101', 'ES 09-25')).toMatchObject({ quantity: 4, avgPrice: 5000 });
     expect(t.engine.listFills().map((f) => f.quantity)).toEqual([1, 3]);
+  });
+
+  it('fails as one when the store rolls the whole transaction back (a full disk): no neighbour is reported placed', () => {
+    const db = openStore(t.file);
+    const engine = createEngineOnDb(db, t.file);
+    try {
+      db.pragma(`max_page_count = ${(db.pragma('page_count', { simple: true }) as number) + 1}`);
+      const before = t.snapshot();
+      const big = Array.from({ length: 300 }, () => () => engine.placeOrder(market(1)));
+      expect(() => engine.group(big)).toThrow(/disk is full/);
+      expect(t.snapshot()).toEqual(before);
+    } finally {
+      db.close();
+    }
   });
 
   it('stops at its time budget with at least one run; the rest are left to the caller', () => {

@@ -59,7 +59,7 @@ export function parseLine(raw: string): Parsed {
 }
 
 export function parseConcurrency(raw: string | undefined, backend: Backend['name']): number {
-  if (raw === undefined) return backend === 'embedded' ? 1 : 64;
+  if (raw === undefined) return 64;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1 || n > 1024)
     throw new UsageError(`--concurrency must be a whole number from 1 to 1024, got '${raw}'`);
@@ -161,6 +161,11 @@ async function runLines(ctx: CommandContext, backend: Backend, lines: AsyncGener
   const readAhead = 2 * state.concurrency;
   const done = new Map<number, BatchResult>();
   let read = 0;
+  // On the embedded engine the lines run in their order: each one's call starts only after every
+  // line before it has started (or was answered without one), and the calls that start together
+  // share one commit (group commit). A remote service answers concurrent requests in any order.
+  const turns = backend.name === 'embedded' ? createTurns() : undefined;
+  const turnOf = new WeakMap<InputLine, number>();
   let waiting: Array<() => void> = [];
 
   const flush = () => {
@@ -179,6 +184,7 @@ async function runLines(ctx: CommandContext, backend: Backend, lines: AsyncGener
     try {
       const item = await lines.next();
       if (item.done) return undefined;
+      turnOf.set(item.value, read);
       read += 1;
       progress?.read();
       return item.value;
@@ -191,6 +197,21 @@ async function runLines(ctx: CommandContext, backend: Backend, lines: AsyncGener
 
   /** One line's result; never throws, so no line can go without one. */
   async function answer(item: InputLine): Promise<BatchResult> {
+    const turn = turnOf.get(item)!;
+    let started = false;
+    const start = () => {
+      if (started) return;
+      started = true;
+      turns?.release(turn);
+    };
+    try {
+      return await answerInTurn(item, turn, start);
+    } finally {
+      start();
+    }
+  }
+
+  async function answerInTurn(item: InputLine, turn: number, start: () => void): Promise<BatchResult> {
     const line = item.number;
     if ('error' in item) return refused(line, null, item.status, item.error);
     let id: unknown = null;
@@ -210,7 +231,10 @@ async function runLines(ctx: CommandContext, backend: Backend, lines: AsyncGener
         if (stop.broken) return notSent(line, id);
         try {
           sent = true;
-          const reply = await backend.call(parsed.name, args);
+          if (turns) await turns.wait(turn);
+          const pending = backend.call(parsed.name, args);
+          start();
+          const reply = await pending;
           return { line, id, status: 200, data: reply.body };
         } catch (error) {
           // §7.2: a 429 executed nothing; wait for Retry-After, or until the bucket would hold a
@@ -244,4 +268,28 @@ async function runLines(ctx: CommandContext, backend: Backend, lines: AsyncGener
 
   await Promise.all(Array.from({ length: state.concurrency }, worker));
   flush();
+}
+
+/**
+ * Turns 0, 1, 2, … taken in order: `wait(n)` resolves once every turn before n is released, and
+ * each turn is released once (its call started, or it will make none).
+ */
+function createTurns(): { wait(turn: number): Promise<void>; release(turn: number): void } {
+  let next = 0;
+  const released = new Set<number>();
+  const waiting = new Map<number, () => void>();
+  return {
+    wait(turn) {
+      return turn === next ? Promise.resolve() : new Promise<void>((resolve) => waiting.set(turn, resolve));
+    },
+    release(turn) {
+      released.add(turn);
+      while (released.delete(next)) next++;
+      const wake = waiting.get(next);
+      if (wake) {
+        waiting.delete(next);
+        wake();
+      }
+    },
+  };
 }
