@@ -14,14 +14,26 @@ export const MAX_OPS = 256;
 export const BUDGET_MS = 4;
 
 export interface Committer {
-  /** Runs `operation` (engine calls) in the next group; settles after the commit that holds it. */
-  submit<R>(operation: () => R): Promise<R>;
+  /**
+   * Runs `operation` (engine calls) in the next group; settles after the commit that holds it.
+   * One whose `abandoned()` is true when its group runs (its client has gone) is not run: it
+   * rejects with AbandonedError.
+   */
+  submit<R>(operation: () => R, abandoned?: () => boolean): Promise<R>;
   /** How many operations wait for their group. */
   pending(): number;
 }
 
+/** An operation not run because its client had gone before its group ran. */
+export class AbandonedError extends Error {
+  constructor() {
+    super('the client went away before the operation ran; nothing was done');
+  }
+}
+
 interface Pending {
   run: () => unknown;
+  abandoned?: () => boolean;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -40,6 +52,11 @@ export function createCommitter(engine: Engine, bounds: { maxOps?: number; budge
 
   function flush(): void {
     scheduled = false;
+    // Work for clients that have gone is dropped before anything is done for them.
+    for (let i = queue.length - 1; i >= 0; i--) {
+      if (queue[i]!.abandoned?.()) queue.splice(i, 1)[0]!.reject(new AbandonedError());
+    }
+    if (queue.length === 0) return;
     const batch = queue.slice(0, maxOps);
     let settled;
     try {
@@ -76,9 +93,9 @@ export function createCommitter(engine: Engine, bounds: { maxOps?: number; budge
   }
 
   return {
-    submit<R>(operation: () => R): Promise<R> {
+    submit<R>(operation: () => R, abandoned?: () => boolean): Promise<R> {
       return new Promise<R>((resolve, reject) => {
-        queue.push({ run: operation, resolve: resolve as (value: unknown) => void, reject });
+        queue.push({ run: operation, abandoned, resolve: resolve as (value: unknown) => void, reject });
         schedule();
       });
     },

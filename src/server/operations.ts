@@ -6,7 +6,7 @@
  */
 import type { Engine } from '../engine/engine.js';
 import { simulate } from '../engine/service.js';
-import type { Committer } from '../engine/committer.js';
+import { AbandonedError, type Committer } from '../engine/committer.js';
 import { RejectedError, StoreError, UsageError } from '../order/errors.js';
 import { OPERATIONS, type OperationName, parseArgs } from '../service/operations.js';
 
@@ -70,15 +70,23 @@ function failed(name: OperationName, error: unknown, options: DispatchOptions): 
  * group (one transaction for the operations that arrived together, a savepoint each) and answered
  * only after that transaction committed. Never rejects.
  */
-export async function dispatchGrouped(engine: Engine, committer: Committer, name: OperationName, args: unknown, options: DispatchOptions = {}): Promise<OperationResult> {
+export async function dispatchGrouped(
+  engine: Engine,
+  committer: Committer,
+  name: OperationName,
+  args: unknown,
+  options: DispatchOptions & { abandoned?: () => boolean } = {},
+): Promise<OperationResult> {
   // A read that comes while orders wait for their group joins the queue behind them, so that it
   // sees them (a pipelining client's read after its order); alone, it runs at once.
   if (!OPERATIONS[name].movesMoney && committer.pending() === 0) return dispatch(engine, name, args, options);
   try {
     const parsed = parseArgs(name, args, 'server');
-    const { body } = await committer.submit(() => simulate(engine, name, parsed));
+    const { body } = await committer.submit(() => simulate(engine, name, parsed), options.abandoned);
     return { status: 200, body };
   } catch (error) {
+    // Nobody is there to read an answer: 499, as nginx writes it; nothing was done.
+    if (error instanceof AbandonedError) return { status: 499, body: { error: error.message } };
     return failed(name, error, options);
   }
 }

@@ -280,16 +280,21 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
       method: operation.method,
       url: `/v1/api${operation.path.replace(/\{(\w+)\}/g, ':$1')}`,
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
+        const socket = request.raw.socket;
         // Requests of other connections get their turn before this one runs (a pipelining client's
-        // requests arrive together), in the order they arrived.
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        // requests arrive together), in the order they arrived: an order waits for its group (one
+        // turn of the event loop), anything else yields one turn here.
+        if (!operation.movesMoney) await new Promise<void>((resolve) => setImmediate(resolve));
         // The client has gone while its request waited: its answer has nowhere to go, so nothing is done.
-        if (request.raw.socket.destroyed) return reply.code(499).send();
+        if (socket.destroyed) return reply.code(499).send();
         const data = operation.method === 'GET' ? request.query : request.body;
         if (data !== undefined && !isObject(data))
           return reply.code(400).send({ error: 'Invalid request: body: must be a JSON object' });
         // Path parameters win: an `account` field in a body cannot redirect an order (§3).
-        const result = await dispatchGrouped(engine, committer, name, { ...data, ...(request.params as Record<string, unknown>) }, { onInternalError });
+        const result = await dispatchGrouped(engine, committer, name, { ...data, ...(request.params as Record<string, unknown>) }, {
+          onInternalError,
+          abandoned: () => socket.destroyed,
+        });
         return reply.code(result.status).send(result.body);
       },
     });

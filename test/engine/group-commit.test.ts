@@ -4,7 +4,7 @@
  * before the commit; a failed commit tells every one of them it failed.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createCommitter } from '../../src/engine/committer.js';
+import { AbandonedError, createCommitter } from '../../src/engine/committer.js';
 import { createEngine, createEngineOnDb } from '../../src/engine/engine.js';
 import { openStore } from '../../src/engine/store.js';
 import { RejectedError } from '../../src/order/errors.js';
@@ -121,6 +121,17 @@ describe('the committer', () => {
     }) as typeof t.engine.group;
     const results = await Promise.allSettled([committer.submit(() => 1), committer.submit(() => 2)]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+  });
+
+  it('does not run an operation whose client has gone by the time its group runs', async () => {
+    const committer = createCommitter(t.engine);
+    let gone = false;
+    const kept = committer.submit(() => t.engine.placeOrder(market(1)).orderId);
+    const dropped = committer.submit(() => t.engine.placeOrder(market(2)).orderId, () => gone);
+    gone = true;
+    await expect(kept).resolves.toMatch(/^[0-9a-f]{32}$/);
+    await expect(dropped).rejects.toBeInstanceOf(AbandonedError);
+    expect(t.engine.listOrders().map((o) => o.quantity)).toEqual([1]);
   });
 
   it('cuts a flood into groups of at most its bound, in order', async () => {
