@@ -100,7 +100,10 @@ export function createIo(
   const stdout = redact ? redactingStream(streams.stdout, redact) : streams.stdout;
   const stderr = redact ? redactingStream(streams.stderr, redact) : streams.stderr;
   return {
-    stdin: streams.stdin,
+    // Read through, so that process.stdin is made only when a command reads it (main.ts).
+    get stdin() {
+      return streams.stdin;
+    },
     stdout,
     stderr,
     out: (line = '') => void stdout.write(`${line}\n`),

@@ -2,10 +2,10 @@
  * @inquirer/prompts bound to a command's streams: questions read stdin and draw on stderr, so
  * `--json` output on stdout stays clean while a person answers. Loaded only when a prompt is
  * really shown (context.ts imports this file on demand), never for flags-only runs or `--help`.
- * @inquirer/prompts is ES modules only, so it is imported, not bundled into the CommonJS CLI
- * (scripts/build.js), and only when the prompter is made.
+ * @inquirer/prompts is ES modules only: imported (src/import-esm.ts) when the prompter is made.
  */
 import { Writable } from 'node:stream';
+import { importEsm } from '../import-esm.js';
 import { CancelledError } from '../order/errors.js';
 import type { InputStream, Io, OutputStream } from './io.js';
 
@@ -91,7 +91,7 @@ async function cancellable<T>(io: Io, ask: (context: PromptContext) => Promise<T
 }
 
 export async function createPrompter(io: Io): Promise<Prompter> {
-  const { confirm, input, password, select } = await import('@inquirer/prompts');
+  const { confirm, input, password, select } = await importEsm<typeof import('@inquirer/prompts')>('@inquirer/prompts');
   return {
     text: (question) =>
       cancellable(io, async (context) => {
