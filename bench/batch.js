@@ -4,14 +4,14 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTradeServe, TOKEN } from './servers.js';
-import { BIN, tempDir } from './util.js';
+import { BIN, childEnv, tempDir } from './util.js';
 
 const ARGS = { account: 'Sim101', instrument: 'ES 09-25', action: 'BUY', quantity: 1, orderType: 'MARKET', timeInForce: 'DAY' };
 
 function timedBatch(file, env) {
   const start = process.hrtime.bigint();
   // A local trade serve has no budget to keep to: --rate 0 turns the service pacing off.
-  const result = spawnSync(process.execPath, [BIN, 'batch', file, '--rate', '0'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
+  const result = spawnSync(process.execPath, [BIN, 'batch', file, '--rate', '0'], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   if (result.status !== 0) throw new Error(`batch exited ${result.status}: ${result.stderr}`);
   return seconds;
@@ -33,7 +33,7 @@ export async function benchBatch({ orders = 10_000, loop = 200 } = {}) {
     };
     const loopScript = `for i in $(seq ${loop}); do "${process.execPath}" "${BIN}" place --account Sim101 --instrument "ES 09-25" --action BUY --quantity 1 --order-type MARKET --tif DAY --json >/dev/null || exit 1; done`;
     const start = process.hrtime.bigint();
-    const shell = spawnSync('bash', ['-c', loopScript], { env: { ...process.env, ...home('loop') }, stdio: 'ignore' });
+    const shell = spawnSync('bash', ['-c', loopScript], { env: childEnv(home('loop')), stdio: 'ignore' });
     if (shell.status !== 0) throw new Error('shell loop failed');
     result.shellLoop = Math.round(loop / (Number(process.hrtime.bigint() - start) / 1e9));
     result.orders = orders;

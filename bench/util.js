@@ -7,7 +7,23 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const BIN = join(ROOT, 'bin', 'trade.js');
-export const RSS = join(ROOT, 'bench', 'rss.mjs');
+export const RSS = join(ROOT, 'bench', 'rss.cjs');
+export const FLOOR = join(ROOT, 'bench', 'floor.cjs');
+
+/**
+ * Variables that change how any Node process starts, whatever it runs: NODE_OPTIONS (flags,
+ * preloads), NODE_EXTRA_CA_CERTS (reads and parses a certificate file at start-up: ~3x slower
+ * bare node on this machine), NODE_V8_COVERAGE, NODE_COMPILE_CACHE, UV_THREADPOOL_SIZE, ...:
+ * every NODE_* and UV_* variable. No child process of the benchmarks gets them, on either side
+ * of a comparison, and run.js prints which were removed.
+ */
+const STARTUP_VARIABLE = /^(NODE_|UV_)/;
+export const REMOVED_VARIABLES = Object.keys(process.env).filter((name) => STARTUP_VARIABLE.test(name)).sort();
+
+/** The environment for a child process: this one's without the start-up variables, plus `extra`. */
+export function childEnv(extra = {}) {
+  return { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !STARTUP_VARIABLE.test(name))), ...extra };
+}
 
 export function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
@@ -23,21 +39,24 @@ export function tempDir(prefix = 'trade-bench-') {
 /** Wall time of one process run, in milliseconds. Throws if it fails. */
 export function timeRun(argv, env) {
   const start = process.hrtime.bigint();
-  const result = spawnSync(process.execPath, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const result = spawnSync(process.execPath, argv, { env: childEnv(env), stdio: ['ignore', 'ignore', 'pipe'] });
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
   if (result.status !== 0) throw new Error(`${argv.join(' ')} exited ${result.status}: ${result.stderr}`);
   return ms;
 }
 
-/** Peak RSS (KiB) of one run, measured inside the child at exit. */
+/**
+ * Peak RSS (KiB) of one run, measured inside the child at exit by a CommonJS preload (--require:
+ * it starts no ES module loader, which would add to both sides).
+ */
 export function peakRss(argv, env, file) {
   rmSync(file, { force: true });
-  timeRun(['--import', RSS, ...argv], { ...env, RSS_FILE: file });
+  timeRun(['--require', RSS, ...argv], { ...env, RSS_FILE: file });
   return Number(readFileSync(file, 'utf8').trim());
 }
 
 export function startProcess(argv, env) {
-  return spawn(process.execPath, argv, { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  return spawn(process.execPath, argv, { env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
 }
 
 export function printTable(rows) {

@@ -1,26 +1,127 @@
-// Bundles src/ into dist/ with esbuild. Dynamic imports become their own chunks, so a command
-// loads only the code it uses. The small pure-JS modules every start-up needs (commander, chalk,
-// zod) are bundled in: resolving zod's ~200 ESM files alone costs more than running it.
-// The rest stay external: better-sqlite3 is native, and the server, network and prompt
-// packages load only on the commands that use them.
-import { readFileSync, rmSync } from 'node:fs';
+// Builds dist/ with esbuild: the CLI as one CommonJS file with a V8 code cache, and the library
+// as ES modules.
+//
+// dist/cli.cjs: the CLI (src/cli/main.ts), one CommonJS file that bin/trade.js compiles with
+//   vm.Script and the code cache below. Every module reached only through a dynamic import()
+//   stays behind esbuild's lazy wrapper, so a command still runs only the modules it uses.
+//   commander and zod are bundled in (resolving zod's ~200 files costs more than running it).
+//   Packages that are CommonJS (better-sqlite3, fastify, undici, ws, ...) stay external and are
+//   required where used (dynamic imports of them become require()); packages that are ES modules
+//   only (conf, @inquirer/prompts) are loaded where used with the bin's own import(), handed to
+//   the bundle as `__import` (src/import-esm.ts): require() cannot load them on Node 20.18.
+// dist/cli.cache: V8's code cache of dist/cli.cjs, made by scripts/code-cache.cjs after running
+//   `--help` and an embedded `place`, so the functions those run need no compiling. It starts with
+//   the bundle's build id; V8 itself rejects it under another Node version or other V8 flags.
+// dist/version.txt: the version, so that `trade --version` needs nothing else (bin/trade.js).
+// dist/lib.js (+ dist/chunks/): the library (`import ... from 'trade'`), ES modules with code
+//   splitting.
+// dist/cli.meta.json: esbuild's metafile of the CLI (which module imports which, and how); read
+//   by tests, not shipped.
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
-const BUNDLED = new Set(['commander', 'chalk', 'zod']);
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const DIST = new URL('../dist/', import.meta.url);
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
-await build({
-  entryPoints: { main: 'src/cli/main.ts', lib: 'src/lib.ts' },
-  outdir: 'dist',
+const dependencies = Object.keys(pkg.dependencies);
+const common = {
   bundle: true,
-  splitting: true,
-  format: 'esm',
   platform: 'node',
   target: 'node20',
-  external: Object.keys(pkg.dependencies).filter((name) => !BUNDLED.has(name)),
+  define: { __TRADE_VERSION__: JSON.stringify(pkg.version) },
+  logLevel: 'warning',
+};
+
+/**
+ * Each module of the CLI bundle ends by telling a hook, when one is installed, that its body has
+ * run. Nothing installs it in normal use (one optional call per module); the start-up test's
+ * preload does, to see which bundled modules a command really runs.
+ */
+const traceModules = {
+  name: 'trace-modules',
+  setup(b) {
+    b.onLoad({ filter: /\.(ts|js|mjs|cjs)$/ }, async (args) => {
+      const id = relative(ROOT, args.path).split('\\').join('/');
+      const contents = `${await readFile(args.path, 'utf8')}\n;globalThis[Symbol.for('trade.module')]?.(${JSON.stringify(id)});\n`;
+      return { contents, loader: args.path.endsWith('.ts') ? 'ts' : 'js' };
+    });
+  },
+};
+
+/**
+ * commander requires node:child_process at import (~3 ms, with net and dgram) only to run
+ * executable subcommands, which trade has none of: it gets a stand-in that loads the real module
+ * on first use.
+ */
+const lazyChildProcess = {
+  name: 'lazy-child-process',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
+      args.importer.includes(`${'node_modules'}/commander/`) ? { path: 'child_process', namespace: 'lazy-builtin' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, () => ({
+      contents: "module.exports = new Proxy({}, { get: (_, key) => require('node:child_process')[key] });",
+      loader: 'js',
+    }));
+  },
+};
+
+/** src/import-esm.ts, in the CLI bundle: the bin's import() (bin/trade.js passes it in). */
+const importEsm = {
+  name: 'import-esm',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]src[\\/]import-esm\.ts$/ }, () => ({
+      contents: 'export function importEsm(specifier: string) { return __import(specifier); }\ndeclare const __import: (specifier: string) => Promise<unknown>;\n',
+      loader: 'ts',
+    }));
+  },
+};
+
+rmSync(DIST, { recursive: true, force: true });
+
+const cli = await build({
+  ...common,
+  entryPoints: { cli: 'src/cli/main.ts' },
+  outdir: 'dist',
+  outExtension: { '.js': '.cjs' },
+  format: 'cjs',
+  external: dependencies.filter((name) => !['commander', 'zod'].includes(name)),
+  // No comments and no indentation: a smaller file to read and hold. Names are kept.
+  minifyWhitespace: true,
+  charset: 'ascii',
+  legalComments: 'none',
+  metafile: true,
+  // import() of the CommonJS externals becomes require(): vm.Script has no import() of its own.
+  supported: { 'dynamic-import': false },
+  plugins: [importEsm, traceModules, lazyChildProcess],
+});
+const bundleFile = new URL('cli.cjs', DIST);
+const bundle = readFileSync(bundleFile, 'latin1');
+// Pure ASCII, so bin/trade.js may read it as latin1 into a one-byte string, the fastest way.
+if (/[^\x00-\x7f]/.test(bundle)) throw new Error('dist/cli.cjs is not ASCII');
+const buildId = createHash('sha256').update(bundle).digest('hex').slice(0, 32);
+writeFileSync(bundleFile, `${bundle}//# trade-build=${buildId}\n`);
+writeFileSync(new URL('cli.meta.json', DIST), JSON.stringify(cli.metafile));
+writeFileSync(new URL('version.txt', DIST), `${pkg.version}\n`);
+
+await build({
+  ...common,
+  entryPoints: { lib: 'src/lib.ts' },
+  outdir: 'dist',
+  splitting: true,
+  format: 'esm',
+  external: dependencies.filter((name) => !['commander', 'zod'].includes(name)),
   chunkNames: 'chunks/[name]-[hash]',
   // commander is CommonJS: its require('node:events') needs a real require inside the ESM bundle.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-  define: { __TRADE_VERSION__: JSON.stringify(pkg.version) },
-  logLevel: 'warning',
 });
+
+// In a child process: the cache must come from the Node that will run the CLI, with no test or
+// tool preloaded into it.
+const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'NODE_OPTIONS'));
+execFileSync(process.execPath, [fileURLToPath(new URL('code-cache.cjs', import.meta.url))], { env, stdio: 'inherit' });

@@ -4,7 +4,7 @@
  * through `shown`: its control and invisible characters are removed, so a hostile reply can
  * neither drive the terminal nor hide a token from the redactor.
  */
-import type { ChalkInstance } from 'chalk';
+import type { Colors } from './colors.js';
 import type { CallResult } from '../backends/types.js';
 import type { PriceOutcome } from '../engine/engine.js';
 import { stripInvisible as shown } from '../config/redact.js';
@@ -63,7 +63,7 @@ export function formatOrderResult(
   order: Order,
   result: CallResult<'PlaceOrder'>,
   backendLabel: string,
-  c: ChalkInstance,
+  c: Colors,
 ): string[] {
   const lines: string[] = [];
   const detail = result.detail;
@@ -146,7 +146,7 @@ const ORIGIN_LABEL: Record<string, string> = {
   'atm-profit-target': 'ATM profit-target',
 };
 
-export function formatPriceOutcome(outcome: PriceOutcome, brackets: OrderObject[], c: ChalkInstance): string[] {
+export function formatPriceOutcome(outcome: PriceOutcome, brackets: OrderObject[], c: Colors): string[] {
   const was = outcome.previousPrice === null ? 'first price' : `was ${formatPrice(outcome.previousPrice)}`;
   const lines = [c.green(`Price ${outcome.instrument} ${formatPrice(outcome.price)} (${was})`)];
   const pairs: Array<[string, string]> = [];
@@ -163,7 +163,7 @@ export function formatPriceOutcome(outcome: PriceOutcome, brackets: OrderObject[
   return [...lines, ...rows(pairs)];
 }
 
-export function formatCancelResult(result: CallResult<'Cancel'>, account: string, backendLabel: string, c: ChalkInstance): string[] {
+export function formatCancelResult(result: CallResult<'Cancel'>, account: string, backendLabel: string, c: Colors): string[] {
   const pairs: Array<[string, string]> = [];
   const id = shown(result.value.orderId);
   const others = result.detail?.cancelledOrderIds?.filter((other) => other !== result.value.orderId) ?? [];
@@ -178,7 +178,7 @@ export function closedPosition(p: PositionRead): string {
   return `${p.marketPosition.toLowerCase()} ${p.quantity} ${text(p.instrument)} (average price ${formatPrice(p.averagePrice)})`;
 }
 
-export function formatCloseResult(result: CallResult<'ClosePosition'>, backendLabel: string, c: ChalkInstance): string[] {
+export function formatCloseResult(result: CallResult<'ClosePosition'>, backendLabel: string, c: Colors): string[] {
   // `quantity` is what was closed (§3.10), a part of the position or all of it.
   const lines = result.value.closedPositions.map((p) => c.green(`Closed ${closedPosition(p)} in ${text(p.account)}`));
   const pairs: Array<[string, string]> = [];

@@ -3,7 +3,7 @@
  * FORCE_COLOR, and is off when the stream is not a terminal. Tables are fitted to the terminal's
  * width only at a terminal: piped output is never cut.
  */
-import { Chalk, type ChalkInstance } from 'chalk';
+import { type ColorLevel, type Colors, createColors } from './colors.js';
 import type { Env } from '../config/paths.js';
 
 export interface OutputStream {
@@ -30,8 +30,8 @@ export interface Io {
    */
   outSecret(line: string): void;
   /** Colours for stdout and for stderr, each decided by its own stream. */
-  color: ChalkInstance;
-  errColor: ChalkInstance;
+  color: Colors;
+  errColor: Colors;
   /** The width to fit tables to: set only when stdout is a terminal. */
   width?: number;
 }
@@ -41,7 +41,7 @@ export interface Io {
  * colours, anything else on, even when piped); otherwise colour only at a terminal.
  * Either variable set to the empty string counts as unset.
  */
-export function colorLevel(env: Env, stream: OutputStream): 0 | 1 | 2 | 3 {
+export function colorLevel(env: Env, stream: OutputStream): ColorLevel {
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return 0;
   const force = env.FORCE_COLOR;
   if (force !== undefined && force !== '') {
@@ -100,14 +100,17 @@ export function createIo(
   const stdout = redact ? redactingStream(streams.stdout, redact) : streams.stdout;
   const stderr = redact ? redactingStream(streams.stderr, redact) : streams.stderr;
   return {
-    stdin: streams.stdin,
+    // Read through, so that process.stdin is made only when a command reads it (main.ts).
+    get stdin() {
+      return streams.stdin;
+    },
     stdout,
     stderr,
     out: (line = '') => void stdout.write(`${line}\n`),
     err: (line = '') => void stderr.write(`${line}\n`),
     outSecret: (line) => void streams.stdout.write(`${line}\n`),
-    color: new Chalk({ level: colorLevel(env, streams.stdout) }),
-    errColor: new Chalk({ level: colorLevel(env, streams.stderr) }),
+    color: createColors(colorLevel(env, streams.stdout)),
+    errColor: createColors(colorLevel(env, streams.stderr)),
     width: terminalWidth(streams.stdout, env),
   };
 }

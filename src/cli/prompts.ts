@@ -2,9 +2,10 @@
  * @inquirer/prompts bound to a command's streams: questions read stdin and draw on stderr, so
  * `--json` output on stdout stays clean while a person answers. Loaded only when a prompt is
  * really shown (context.ts imports this file on demand), never for flags-only runs or `--help`.
+ * @inquirer/prompts is ES modules only: imported (src/import-esm.ts) when the prompter is made.
  */
 import { Writable } from 'node:stream';
-import { confirm, input, password, select } from '@inquirer/prompts';
+import { importEsm } from '../import-esm.js';
 import { CancelledError } from '../order/errors.js';
 import type { InputStream, Io, OutputStream } from './io.js';
 
@@ -89,7 +90,8 @@ async function cancellable<T>(io: Io, ask: (context: PromptContext) => Promise<T
   }
 }
 
-export function createPrompter(io: Io): Prompter {
+export async function createPrompter(io: Io): Promise<Prompter> {
+  const { confirm, input, password, select } = await importEsm<typeof import('@inquirer/prompts')>('@inquirer/prompts');
   return {
     text: (question) =>
       cancellable(io, async (context) => {

@@ -1,14 +1,16 @@
 /**
  * Writes to the config file through `conf` (atomic writes, file mode 0600), in a directory
- * kept at mode 0700. Loaded only by the commands that change the config.
+ * kept at mode 0700. Loaded only by the commands that change the config; `conf` is ES modules
+ * only: imported (src/import-esm.ts) when a store is opened.
  *
  * Each change is a read-modify-write of the whole file, so two processes changing it at once
  * (a script running `trade login` beside `trade config set`) would lose one change. A lock file
  * beside the config makes those cycles take turns.
  */
 import { accessSync, closeSync, chmodSync, constants, mkdirSync, openSync, rmSync, statSync } from 'node:fs';
+import { importEsm } from '../import-esm.js';
 import { ConfigError, describeErrno } from '../order/errors.js';
-import Conf from 'conf';
+import type Conf from 'conf';
 import type { Env } from './paths.js';
 import type { ConfigKey, ConfigValues } from './keys.js';
 import { configDir, configPath, type ConfigFile, readConfigFile } from './settings.js';
@@ -81,7 +83,8 @@ function prepareFolder(dir: string): void {
   if (mode & 0o077) chmodSync(dir, mode & 0o700);
 }
 
-export function openConfigStore(env: Env): ConfigStore {
+export async function openConfigStore(env: Env): Promise<ConfigStore> {
+  const { default: Conf } = await importEsm<typeof import('conf')>('conf');
   const dir = configDir(env);
   // conf would fail on a file that is not JSON with its own words; ours name the file.
   readConfigFile(env);

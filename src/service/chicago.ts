@@ -1,17 +1,43 @@
 /**
  * America/Chicago wall-clock time, where the service's sessions, DAY expiry, trading days and
- * the times it writes live (§4.1, §8.1, §10). Intl supplies the daylight-saving rules; its
- * formatter costs ~25 ms to build, so it is built on first use, never at import.
+ * the times it writes live (§4.1, §8.1, §10).
+ *
+ * Since 2007 Chicago keeps US Central time: UTC-6, and UTC-5 from the second Sunday of March at
+ * 02:00 local (08:00 UTC) to the first Sunday of November at 02:00 local (07:00 UTC). That rule is
+ * computed here, because the first Intl formatter a process builds costs ~25 ms (ICU loads its
+ * data), more than a whole embedded `trade place` may spend. Instants before 2007 take the rules
+ * from Intl instead, built on first such use. test/service/chicago.test.ts holds the rule to Intl
+ * over every transition it covers.
  */
 
 const ZONE = 'America/Chicago';
 export const DAY_MS = 86_400_000;
 export const HOUR_MS = 3_600_000;
+/** The first year of the current US daylight-saving rule (Energy Policy Act of 2005). */
+const RULE_FROM = Date.UTC(2007, 0, 1);
 
 let parts: Intl.DateTimeFormat | undefined;
+const daylight = new Map<number, readonly [number, number]>();
 
-/** The wall clock in Chicago at an instant, as if it were UTC (milliseconds kept). */
-export function chicagoWallClock(instant: number): number {
+/** The n-th Sunday (1-based) of a month, as a UTC day start. */
+function nthSunday(year: number, month: number, n: number): number {
+  const first = Date.UTC(year, month, 1);
+  const weekday = new Date(first).getUTCDay();
+  return first + (((7 - weekday) % 7) + 7 * (n - 1)) * DAY_MS;
+}
+
+/** [start, end) of daylight time in a year, as UTC instants. */
+function daylightOf(year: number): readonly [number, number] {
+  let bounds = daylight.get(year);
+  if (!bounds) {
+    bounds = [nthSunday(year, 2, 2) + 8 * HOUR_MS, nthSunday(year, 10, 1) + 7 * HOUR_MS];
+    daylight.set(year, bounds);
+  }
+  return bounds;
+}
+
+/** The wall clock by Intl's rules (the years before RULE_FROM). */
+function intlWallClock(instant: number): number {
   parts ??= new Intl.DateTimeFormat('en-US', {
     timeZone: ZONE,
     hourCycle: 'h23',
@@ -25,6 +51,13 @@ export function chicagoWallClock(instant: number): number {
   const p = Object.fromEntries(parts.formatToParts(new Date(instant)).map((x) => [x.type, Number(x.value)]));
   const ms = ((instant % 1000) + 1000) % 1000;
   return Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!) + ms;
+}
+
+/** The wall clock in Chicago at an instant, as if it were UTC (milliseconds kept). */
+export function chicagoWallClock(instant: number): number {
+  if (!(instant >= RULE_FROM)) return intlWallClock(instant);
+  const [start, end] = daylightOf(new Date(instant).getUTCFullYear());
+  return instant + (instant >= start && instant < end ? -5 : -6) * HOUR_MS;
 }
 
 /** The instant Chicago's wall clock reads `wall` (a UTC-encoded wall time). */

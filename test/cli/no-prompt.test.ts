@@ -2,7 +2,7 @@
  * Where no prompt may appear: a pipe on stdin or stderr, --no-input, complete flags, bad flags.
  * The prompter factory is a spy, so these also show inquirer is never loaded on those paths.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Env } from '../../src/config/paths.js';
@@ -71,17 +71,20 @@ describe('no prompt', () => {
     expect(prompter).not.toHaveBeenCalled();
   });
 
-  it('the built bin imports inquirer only from the chunk that prompts, loaded on demand', () => {
-    const dist = new URL('../../dist/', import.meta.url);
-    const files = ['main.js', ...readdirSync(new URL('chunks/', dist)).map((f) => `chunks/${f}`)];
-    const importers = files.filter((f) => readFileSync(new URL(f, dist), 'utf8').includes('@inquirer/'));
-    expect(importers).toEqual([expect.stringMatching(/^chunks\/prompts-[\w-]+\.js$/)]);
-    const chunk = importers[0]!.slice('chunks/'.length);
-    for (const f of files) {
-      const code = readFileSync(new URL(f, dist), 'utf8');
-      // Only ever `import("./prompts-….js")`, never a static import.
-      expect(code).not.toMatch(new RegExp(`from\\s*["'][./]*(chunks/)?${chunk.replace('.', '\\.')}["']`));
-      if (code.includes(chunk)) expect(code).toMatch(new RegExp(`import\\(\\s*["'][./]*(chunks/)?${chunk.replace('.', '\\.')}["']\\s*\\)`));
-    }
+  it('the built CLI imports inquirer only from the module that prompts, itself imported on demand', () => {
+    // esbuild's record of the CLI bundle (scripts/build.js): which module imports which, and how.
+    const meta = JSON.parse(readFileSync(new URL('../../dist/cli.meta.json', import.meta.url), 'utf8')) as {
+      inputs: Record<string, { imports: Array<{ path: string; kind: string }> }>;
+    };
+    const inputs = Object.keys(meta.inputs);
+    // Not bundled: @inquirer/prompts is ES modules only, imported at run time (src/import-esm.ts).
+    expect(inputs.filter((f) => f.includes('@inquirer/'))).toEqual([]);
+    const files = inputs.filter((f) => !f.includes(':')); // not esbuild's virtual modules
+    const importers = files.filter((f) => readFileSync(new URL(`../../${f}`, import.meta.url), 'utf8').includes("'@inquirer/prompts'"));
+    expect(importers).toEqual(['src/cli/prompts.ts']);
+    const toPrompts = Object.entries(meta.inputs).flatMap(([from, input]) =>
+      input.imports.filter((i) => i.path === 'src/cli/prompts.ts').map((i) => `${from} ${i.kind}`),
+    );
+    expect(toPrompts).toEqual(['src/cli/context.ts dynamic-import']);
   });
 });

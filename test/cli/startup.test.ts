@@ -1,15 +1,23 @@
-/** The bin loads only what the command and backend need (DESIGN.md: lazy weight). */
+/**
+ * The bin loads only what the command and backend need (DESIGN.md: lazy weight), and builds
+ * nothing at start-up that the command does not use. The built bin runs with a preload
+ * (test/fixtures/trace-load.cjs) that records every bundled module whose body runs, every file
+ * require() loads, every module import() resolves and every Intl object built.
+ */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Env } from '../../src/config/paths.js';
+import { VERSION } from '../../src/version.js';
 import { BIN, orderArgs, tempHome } from '../helpers/cli.js';
 import { killServes, startServe } from '../helpers/serve-process.js';
 
-const REGISTER = fileURLToPath(new URL('../fixtures/trace-register.mjs', import.meta.url));
-const HEAVY = ['undici', '/ws/', '@inquirer', 'fastify', 'chunks/server', 'conf/', 'cli-progress', 'zod'];
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const PRELOAD = fileURLToPath(new URL('../fixtures/trace-load.cjs', import.meta.url));
+/** What no command below may load: the other backends, prompts, the server, the config writer. */
+const HEAVY = ['node_modules/undici/', 'node_modules/ws/', 'node_modules/@inquirer/', 'node_modules/fastify/', 'node_modules/@fastify/', 'node_modules/conf/', 'node_modules/cli-progress/', 'src/server/', 'src/config/store.ts'];
 
 let env: Env;
 let dir: string;
@@ -20,57 +28,134 @@ afterEach(async () => {
   cleanup();
 });
 
-function loaded(argv: string[], extraEnv: Env = {}): string[] {
-  const trace = join(dir, `trace-${argv[0]}.txt`);
-  const result = spawnSync(process.execPath, ['--import', REGISTER, BIN, ...argv], {
-    env: { PATH: process.env.PATH, ...env, ...extraEnv, TRACE_FILE: trace },
+interface Trace {
+  stdout: string;
+  /** Bundled modules whose body ran, by source path (src/..., node_modules/...). */
+  modules: string[];
+  /** Files and builtins loaded by require() or import(). */
+  loaded: string[];
+  /** Intl objects built. */
+  intl: string[];
+}
+
+function trace(argv: string[], extraEnv: Env = {}, bin = BIN, node: string[] = []): Trace {
+  const file = join(dir, `trace-${argv[0]}-${Math.random().toString(36).slice(2)}.txt`);
+  const result = spawnSync(process.execPath, [...node, '--require', PRELOAD, bin, ...argv], {
+    env: { PATH: process.env.PATH, ...env, ...extraEnv, TRACE_FILE: file },
     encoding: 'utf8',
   });
   expect(result.status, result.stderr).toBe(0);
-  return readFileSync(trace, 'utf8').trim().split('\n');
+  const lines = readFileSync(file, 'utf8').trim().split('\n');
+  const esm = existsSync(`${file}.esm`) ? readFileSync(`${file}.esm`, 'utf8').trim().split('\n').filter(Boolean) : [];
+  const field = (kind: string) => lines.filter((l) => l.startsWith(`${kind} `)).map((l) => l.slice(kind.length + 1));
+  return {
+    stdout: result.stdout,
+    modules: field('module'),
+    loaded: [...field('require'), ...esm.map((url) => (url.startsWith('file:') ? fileURLToPath(url) : url))],
+    intl: field('intl'),
+  };
 }
 
-/** zod is bundled into dist/ chunks, so a loaded chunk is searched for it by content. */
-function bundlesZod(url: string): boolean {
-  return url.includes('/dist/') && readFileSync(fileURLToPath(url), 'utf8').includes('ZodError');
-}
-
-const heavy = (modules: string[], allowed: string[] = []) =>
-  modules
-    .map((m) => (bundlesZod(m) ? `${m} (zod)` : m))
-    .filter((m) => HEAVY.some((h) => m.includes(`node_modules/${h}`) || m.includes(h)) && !allowed.some((a) => m.includes(a)));
+const heavy = (t: Trace, allowed: string[] = []) =>
+  [...t.modules, ...t.loaded].filter((m) => HEAVY.some((h) => m.includes(h)) && !allowed.some((a) => m.includes(a)));
+const commands = (t: Trace) => t.modules.filter((m) => m.startsWith('src/cli/commands/'));
 
 describe('start-up weight', () => {
-  it('--version and --help load no backend, prompt, server or schema module', () => {
-    for (const argv of [['--version'], ['--help'], ['place', '--help']]) {
-      const modules = loaded(argv);
-      expect(modules.some((m) => m.endsWith('/dist/main.js'))).toBe(true);
-      expect(heavy(modules)).toEqual([]);
-      expect(modules.some((m) => m.includes('better-sqlite3'))).toBe(false);
+  it('--version is answered by the bin: no bundle, no module of the CLI, no Intl', () => {
+    for (const flag of ['--version', '-V']) {
+      const t = trace([flag]);
+      expect(t.stdout).toBe(`${VERSION}\n`);
+      expect(t.modules).toEqual([]);
+      expect(t.loaded.filter((f) => !f.startsWith('node:'))).toEqual([BIN]);
+      expect(t.intl).toEqual([]);
     }
   });
 
-  it('--version answers without loading the command tree (commander)', () => {
-    const modules = loaded(['--version']);
-    const withCommander = modules.filter(
-      (m) => m.includes('/dist/') && readFileSync(fileURLToPath(m), 'utf8').includes('commander.unknownCommand'),
-    );
-    expect(withCommander).toEqual([]);
-    expect(loaded(['--help']).some((m) => m.includes('/dist/') && readFileSync(fileURLToPath(m), 'utf8').includes('commander.unknownCommand'))).toBe(true);
+  it('--help runs the command tree, and no command, schema, backend, engine, prompt or server module', () => {
+    for (const argv of [['--help'], ['place', '--help']]) {
+      const t = trace(argv);
+      expect(t.stdout).toContain('Usage: trade');
+      expect(t.modules).toContain('src/cli/program.ts');
+      expect(t.modules.some((m) => m.startsWith('node_modules/commander/'))).toBe(true);
+      expect(commands(t)).toEqual([]);
+      expect(t.modules.filter((m) => /node_modules\/zod\/|src\/order\/schema|src\/(service|backends|engine)\//.test(m))).toEqual([]);
+      expect(heavy(t)).toEqual([]);
+      expect(t.loaded.filter((f) => f.includes('better-sqlite3') || f === 'node:child_process')).toEqual([]);
+      expect(t.intl).toEqual([]);
+    }
   });
 
-  it('place on embedded loads the engine and the schema, but no undici, ws, inquirer or server', () => {
-    const modules = loaded(['place', ...orderArgs()]);
-    expect(modules.some((m) => m.includes('better-sqlite3'))).toBe(true);
-    expect(modules.some(bundlesZod)).toBe(true);
-    expect(heavy(modules, ['zod'])).toEqual([]);
+  it('place on embedded runs the place command, the schema and the engine, and builds no Intl formatter', () => {
+    const t = trace(['place', ...orderArgs()]);
+    expect(t.stdout).toMatch(/^Placed BUY 1 ES 09-25 MARKET DAY\n/);
+    expect(commands(t)).toEqual(['src/cli/commands/place.ts']);
+    expect(t.modules).toEqual(expect.arrayContaining(['src/order/schema.ts', 'src/engine/engine.ts', 'src/backends/embedded.ts']));
+    expect(t.loaded.some((f) => f.includes('node_modules/better-sqlite3/'))).toBe(true);
+    expect(heavy(t)).toEqual([]);
+    // Neither the other backends' nor the stream events' schemas, nor commander's child_process.
+    expect(t.modules.filter((m) => /src\/(backends\/(http|ws|probe)|service\/events)\.ts$/.test(m))).toEqual([]);
+    expect(t.loaded.filter((f) => f === 'node:child_process')).toEqual([]);
+    expect(t.intl).toEqual([]);
   });
 
   it('place on ws loads ws, but no undici (only reads need it), SQLite, inquirer or server', async () => {
     const serve = await startServe(env, 'startup-weight-token');
-    const modules = loaded(['place', ...orderArgs()], { TRADE_BACKEND: 'ws', TRADE_WS_URL: serve.wsUrl, TRADE_TOKEN: 'startup-weight-token' });
-    expect(modules.some((m) => m.includes('node_modules/ws/'))).toBe(true);
-    expect(heavy(modules, ['zod', '/ws/'])).toEqual([]);
-    expect(modules.some((m) => m.includes('better-sqlite3'))).toBe(false);
+    const t = trace(['place', ...orderArgs()], { TRADE_BACKEND: 'ws', TRADE_WS_URL: serve.wsUrl, TRADE_TOKEN: 'startup-weight-token' });
+    expect(t.loaded.some((f) => f.includes('node_modules/ws/'))).toBe(true);
+    expect(heavy(t, ['node_modules/ws/'])).toEqual([]);
+    expect(t.loaded.some((f) => f.includes('better-sqlite3'))).toBe(false);
+    expect(t.modules).not.toContain('src/engine/engine.ts');
+  });
+
+  it('a prompt imports inquirer only then, and conf only for the commands that write the config', () => {
+    const t = trace(['config', 'set', 'account', 'Sim202']);
+    expect(t.loaded.some((f) => f.includes('node_modules/conf/'))).toBe(true);
+    expect(t.loaded.some((f) => f.includes('node_modules/@inquirer/'))).toBe(false);
+  });
+});
+
+describe('the code cache', () => {
+  const loadCli = (bin: string, node: string[] = []) =>
+    spawnSync(process.execPath, [...node, '-e', `console.log(require(${JSON.stringify(bin)}).loadCli().cacheUsed)`], { encoding: 'utf8' });
+
+  it('is used by the built CLI', () => {
+    const result = loadCli(BIN);
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toBe('true\n');
+  });
+
+  /** A copy of bin/ and dist/ whose cache the test may spoil. */
+  function copy(): string {
+    const root = join(dir, 'package');
+    mkdirSync(root);
+    for (const d of ['bin', 'dist']) cpSync(join(ROOT, d), join(root, d), { recursive: true });
+    symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'), 'dir');
+    writeFileSync(join(root, 'package.json'), readFileSync(join(ROOT, 'package.json')));
+    return join(root, 'bin', 'trade.js');
+  }
+
+  it('is ignored, never an error, when V8 rejects it (other flags), when it is from another build, or when it is missing', () => {
+    const bin = copy();
+    const cache = join(dir, 'package', 'dist', 'cli.cache');
+    const help = trace(['place', '--help']).stdout;
+    const placeWorks = (node: string[] = []) => {
+      expect(trace(['place', '--help'], {}, bin, node).stdout).toBe(help);
+      expect(trace(['place', ...orderArgs()], {}, bin, node).stdout).toMatch(/^Placed BUY 1 ES 09-25 MARKET DAY\n/);
+    };
+    // V8's own check: a cache made under other V8 flags.
+    expect(loadCli(bin, ['--no-opt']).stdout).toBe('false\n');
+    placeWorks(['--no-opt']);
+    // Another build's cache: the id differs, so V8 never sees it.
+    const original = readFileSync(cache);
+    writeFileSync(cache, Buffer.concat([Buffer.from('0'.repeat(32)), original.subarray(32)]));
+    expect(loadCli(bin).stdout).toBe('false\n');
+    placeWorks();
+    // Right id, spoiled payload: V8 rejects it.
+    writeFileSync(cache, Buffer.concat([original.subarray(0, 33), Buffer.alloc(original.length - 33, 7)]));
+    expect(loadCli(bin).stdout).toBe('false\n');
+    placeWorks();
+    writeFileSync(cache, '');
+    expect(loadCli(bin).stdout).toBe('false\n');
+    placeWorks();
   });
 });

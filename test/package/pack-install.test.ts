@@ -144,8 +144,8 @@ describe('npm pack', () => {
     const top = [...new Set(packed.map((p) => p.split('/')[0]))].sort();
     expect(top).toEqual(['CHANGELOG.md', 'LICENSE', 'README.md', 'bin', 'dist', 'package.json']);
     expect(packed).toContain('bin/trade.js');
-    expect(packed).toContain('dist/main.js');
-    expect(packed).toContain('dist/lib.js');
+    expect(packed).toEqual(expect.arrayContaining(['bin/trade.js', 'bin/package.json', 'dist/cli.cjs', 'dist/cli.cache', 'dist/version.txt', 'dist/lib.js']));
+    expect(packed).not.toContain('dist/cli.meta.json');
     expect(packed.filter((p) => p.endsWith('.map') || p.endsWith('.ts'))).toEqual([]);
   });
 });

@@ -28,7 +28,7 @@ export async function runLogin(ctx: CommandContext, options: LoginOptions): Prom
   const token = normalizeValue('token', raw);
   const profile = (await ctx.settings()).profile;
   const { openConfigStore } = await import('../../config/store.js');
-  const store = openConfigStore(ctx.env);
+  const store = await openConfigStore(ctx.env);
   store.set(profile, 'token', token);
   ctx.io.err(`Token ${maskToken(token)} saved for profile ${profile} in ${store.path}`);
 }
