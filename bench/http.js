@@ -1,5 +1,5 @@
 // 3. `trade serve` over HTTP with keep-alive (autocannon): place orders per second and p99 latency,
-//    as a ratio to a bare node:http server answering a constant JSON body, interleaved.
+//    as a ratio to a bare fastify server answering a constant JSON body, interleaved.
 import autocannon from 'autocannon';
 import { startBareServer, startTradeServe, TOKEN } from './servers.js';
 import { median, tempDir } from './util.js';

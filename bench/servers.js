@@ -1,21 +1,21 @@
 // Servers for the benchmarks, each in its own process: `trade serve` over a fresh store, and a
-// bare node:http server that answers a constant JSON body (the baseline).
+// bare fastify server whose one route parses the JSON body and answers a constant one (the baseline).
 import { once } from 'node:events';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { BIN, startProcess } from './util.js';
 
 export const TOKEN = 'bench-token-0123456789abcdef';
 
+// The baseline is a bare fastify server (the framework trade serve is built on) with one route
+// that parses the JSON body and answers a constant one: what serving costs before any work.
+const FASTIFY = createRequire(import.meta.url).resolve('fastify');
 const BARE = `
-const http = require('node:http');
-const body = JSON.stringify({ orderId: '0'.repeat(32), success: true });
-const server = http.createServer((req, res) => {
-  req.resume();
-  req.on('end', () => { res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }); res.end(body); });
-});
-server.keepAliveTimeout = 30000;
-server.listen(0, '127.0.0.1', () => console.error('listening on http://127.0.0.1:' + server.address().port));
-process.on('SIGTERM', () => server.close(() => process.exit(0)));
+const fastify = require(${JSON.stringify(FASTIFY)})({ logger: false });
+const body = { orderId: '0'.repeat(32), success: true };
+fastify.post('/v1/api/accounts/:account/orders/place', async () => body);
+fastify.listen({ port: 0, host: '127.0.0.1' }).then((url) => console.error('listening on ' + url));
+process.on('SIGTERM', () => fastify.close().then(() => process.exit(0)));
 `;
 
 /**
