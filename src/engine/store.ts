@@ -14,6 +14,9 @@ export { isBusy, MIGRATIONS, SCHEMA_VERSION };
 
 export type Db = Database.Database;
 
+/** The WAL's size after a checkpoint (bytes): 4 MiB, about what SQLite's autocheckpoint lets it reach. */
+export const JOURNAL_SIZE_LIMIT = 4 * 1024 * 1024;
+
 export const BUSY_TIMEOUT_MS = 15_000;
 
 /**
@@ -50,6 +53,9 @@ function openChecked(file: string, busyTimeoutMs: number): Db {
     // OS crash or power loss can roll back the last commits before a checkpoint: a simulation
     // trades that for not waiting on the disk at every order. test/reliability/crash-*.test.ts.
     db.pragma('synchronous = NORMAL');
+    // The WAL is checkpointed every ~1,000 pages (SQLite's default); after a checkpoint it is cut
+    // back to this size, so a reader that held checkpoints off for a while leaves no large file.
+    db.pragma(`journal_size_limit = ${JOURNAL_SIZE_LIMIT}`);
     db.pragma('foreign_keys = ON');
     retryBusy(busyTimeoutMs, () => migrate(db));
     return db;

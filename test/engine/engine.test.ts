@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createEngine, nextPosition, type Engine } from '../../src/engine/engine.js';
-import { MIGRATIONS, SCHEMA_VERSION } from '../../src/engine/store.js';
+import { JOURNAL_SIZE_LIMIT, MIGRATIONS, SCHEMA_VERSION } from '../../src/engine/store.js';
 import { RejectedError } from '../../src/order/errors.js';
 import { parseOrder, type Order } from '../../src/order/schema.js';
 
@@ -58,6 +58,20 @@ describe('store', () => {
     expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     db.close();
     expect(engine.listAccounts()).toEqual(['Sim101']);
+  });
+
+  it('keeps its WAL bounded: a reader that held checkpoints off leaves no large file once it is gone', () => {
+    const reader = new Database(file(), { readonly: true });
+    reader.exec('BEGIN');
+    reader.prepare('SELECT COUNT(*) FROM orders').get();
+    for (let i = 0; i < 1500; i++) engine.placeOrder(order({ action: i % 2 ? 'SELL' : 'BUY' }));
+    const grown = statSync(`${file()}-wal`).size;
+    expect(grown).toBeGreaterThan(JOURNAL_SIZE_LIMIT);
+    reader.exec('COMMIT');
+    reader.close();
+    // Enough commits for a checkpoint with no reader in the way, then one more to restart the WAL.
+    for (let i = 0; i < 400; i++) engine.placeOrder(order({ action: i % 2 ? 'SELL' : 'BUY' }));
+    expect(statSync(`${file()}-wal`).size).toBeLessThanOrEqual(JOURNAL_SIZE_LIMIT);
   });
 
   it('reopens an existing store without migrating it again', () => {
