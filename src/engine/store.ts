@@ -75,7 +75,13 @@ const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
  * store whose schema cannot be read (most truncations) are refused here, unchanged.
  */
 function checkBeforeWriting(file: string, busyTimeoutMs: number): void {
-  if (!isSqliteFile(file)) return;
+  const header = sqliteHeader(file);
+  if (!header) return;
+  // Already in WAL mode (file format versions 2 at bytes 18 and 19): opening it writes nothing
+  // before the migration step, which refuses a newer store itself without writing. So the
+  // read-only look is needed only for a store not yet switched to WAL — and every later open of
+  // a store (each `trade place`) opens it once, not twice.
+  if (header[18] === 2 && header[19] === 2) return;
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
@@ -88,28 +94,29 @@ function checkBeforeWriting(file: string, busyTimeoutMs: number): void {
 }
 
 /**
- * True for a file that begins as a SQLite database; false when there is none or it is empty
- * (what SQLite makes of a new store before its first write: one to fill in). Throws for
- * anything else, which SQLite would otherwise overwrite as if it were empty.
+ * The first 100 bytes of a file that begins as a SQLite database; undefined when there is none or
+ * it is empty (what SQLite makes of a new store before its first write: one to fill in). Throws
+ * for anything else, which SQLite would otherwise overwrite as if it were empty.
  */
-function isSqliteFile(file: string): boolean {
+function sqliteHeader(file: string): Buffer | undefined {
   try {
     const stat = statSync(file);
     if (stat.isDirectory()) throw notADatabase(file, 'it is a directory');
-    if (stat.size === 0) return false;
+    if (stat.size === 0) return undefined;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
-  const header = Buffer.alloc(SQLITE_HEADER.length);
+  const header = Buffer.alloc(100);
   const fd = openSync(file, 'r');
+  let read: number;
   try {
-    readSync(fd, header, 0, header.length, 0);
+    read = readSync(fd, header, 0, header.length, 0);
   } finally {
     closeSync(fd);
   }
-  if (!header.equals(SQLITE_HEADER)) throw notADatabase(file);
-  return true;
+  if (read < SQLITE_HEADER.length || !header.subarray(0, SQLITE_HEADER.length).equals(SQLITE_HEADER)) throw notADatabase(file);
+  return header;
 }
 
 /**
@@ -181,7 +188,7 @@ export interface StoreSummary {
  */
 export function summarizeStore(file: string): StoreSummary {
   try {
-    isSqliteFile(file);
+    sqliteHeader(file);
     return summarize(file);
   } catch (error) {
     throw toStoreError(error, file);
