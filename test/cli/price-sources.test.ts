@@ -216,6 +216,8 @@ describe('trade contract add and remove: your own contracts', () => {
     await ok(['price', 'set', 'FDAX 12-26', '19010'], env);
     const positions = JSON.parse((await ok(['positions', '--json'], env)).stdout) as { positions: Array<Record<string, unknown>> };
     expect(positions.positions).toEqual([expect.objectContaining({ instrument: 'FDAX 12-26', quantity: 2, averagePrice: 19000, marketPrice: 19010, unrealizedProfitLoss: 500 })]);
+    // A price source can be chosen for its root, as for the table's roots.
+    expect((await ok(['price', 'source', 'manual', '--instrument', 'fdax'], env)).stdout).toMatch(/^FDAX: manual:/);
     // A commission can be set on it like on the table's roots.
     expect((await ok(['contract', 'set', 'FDAX', '--commission', '1.5'], env)).stdout).toContain('FDAX: commission 1.50 per contract');
     expect((await ok(['contract', 'remove', 'FDAX'], env)).stdout).toBe('Removed FDAX\n');

@@ -94,39 +94,41 @@ async function paramsOf(ctx: CommandContext, source: PriceSourceKind, target: st
 }
 
 export async function runPriceSource(ctx: CommandContext, rawSource: string | undefined, file: string | undefined, options: SourceOptions): Promise<void> {
-  const target = parseTarget(options.instrument);
-  if (rawSource === undefined && !options.reset) {
-    if (options.instrument !== undefined) throw new UsageError('Give a SOURCE for --instrument, or --reset to forget its choice', { hint: "Run 'trade price source --help' for examples." });
-    await requireEmbedded(ctx, 'price source');
-    const chosen = await using(await ctx.openEngine(), (engine) => engine.priceSources());
-    const all = chosen.some((r) => r.target === '*') ? chosen : [DEFAULT_SOURCE, ...chosen];
-    if (options.json) {
-      ctx.io.out(JSON.stringify({ sources: all.map((r) => ({ ...r, default: r.updatedAt === undefined })), success: true }));
+  await requireEmbedded(ctx, 'price source');
+  // The engine is opened first: it loads your own contracts (trade contract add), so that
+  // `--instrument FDAX` is a root here too.
+  await using(await ctx.openEngine(), async (engine) => {
+    const target = parseTarget(options.instrument);
+    if (rawSource === undefined && !options.reset) {
+      if (options.instrument !== undefined) throw new UsageError('Give a SOURCE for --instrument, or --reset to forget its choice', { hint: "Run 'trade price source --help' for examples." });
+      const chosen = engine.priceSources();
+      const all = chosen.some((r) => r.target === '*') ? chosen : [DEFAULT_SOURCE, ...chosen];
+      if (options.json) {
+        ctx.io.out(JSON.stringify({ sources: all.map((r) => ({ ...r, default: r.updatedAt === undefined })), success: true }));
+        return;
+      }
+      const rows = all.map((r) => [targetName(r.target), r.source + (r.updatedAt === undefined ? ' (default)' : ''), describeParams(r) || MEANING[r.source]]);
+      for (const line of table(['FOR', 'SOURCE', 'SETTINGS'], rows)) ctx.io.out(line);
       return;
     }
-    const rows = all.map((r) => [targetName(r.target), r.source + (r.updatedAt === undefined ? ' (default)' : ''), describeParams(r) || MEANING[r.source]]);
-    for (const line of table(['FOR', 'SOURCE', 'SETTINGS'], rows)) ctx.io.out(line);
-    return;
-  }
-  if (options.reset) {
-    if (rawSource !== undefined) throw new UsageError('--reset forgets a choice: give no SOURCE with it', { hint: 'Nothing was changed.' });
-    await requireEmbedded(ctx, 'price source');
-    const removed = await using(await ctx.openEngine(), (engine) => engine.clearPriceSource(target));
-    if (options.json) ctx.io.out(JSON.stringify({ target, removed, success: true }));
-    else ctx.io.out(removed ? `${targetName(target)}: back to ${target === '*' ? 'the default (demo)' : "every instrument's source"}` : `${targetName(target)} had no source of its own; nothing was changed`);
-    return;
-  }
-  const source = rawSource!.trim().toLowerCase() as PriceSourceKind;
-  if (!(PRICE_SOURCES as readonly string[]).includes(source))
-    throw new UsageError(`SOURCE must be one of ${PRICE_SOURCES.join(', ')}, got '${rawSource}'`, { hint: 'Nothing was changed.' });
-  const params = await paramsOf(ctx, source, target, file, options);
-  await requireEmbedded(ctx, 'price source');
-  const record = await using(await ctx.openEngine(), (engine) => engine.setPriceSource(target, source, params));
-  if (options.json) ctx.io.out(JSON.stringify({ ...record, success: true }));
-  else {
-    const settings = describeParams(record);
-    ctx.io.out(`${targetName(target)}: ${source}${settings ? ` (${settings})` : ''}: ${MEANING[source]}`);
-  }
+    if (options.reset) {
+      if (rawSource !== undefined) throw new UsageError('--reset forgets a choice: give no SOURCE with it', { hint: 'Nothing was changed.' });
+      const removed = engine.clearPriceSource(target);
+      if (options.json) ctx.io.out(JSON.stringify({ target, removed, success: true }));
+      else ctx.io.out(removed ? `${targetName(target)}: back to ${target === '*' ? 'the default (demo)' : "every instrument's source"}` : `${targetName(target)} had no source of its own; nothing was changed`);
+      return;
+    }
+    const source = rawSource!.trim().toLowerCase() as PriceSourceKind;
+    if (!(PRICE_SOURCES as readonly string[]).includes(source))
+      throw new UsageError(`SOURCE must be one of ${PRICE_SOURCES.join(', ')}, got '${rawSource}'`, { hint: 'Nothing was changed.' });
+    const params = await paramsOf(ctx, source, target, file, options);
+    const record = engine.setPriceSource(target, source, params);
+    if (options.json) ctx.io.out(JSON.stringify({ ...record, success: true }));
+    else {
+      const settings = describeParams(record);
+      ctx.io.out(`${targetName(target)}: ${source}${settings ? ` (${settings})` : ''}: ${MEANING[source]}`);
+    }
+  });
 }
 
 /** Sources that need a process to drive them. */
