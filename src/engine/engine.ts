@@ -52,44 +52,36 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
   const core: Core = { q: prepareQueries(db), makeId: options.newOrderId ?? newOrderId, makeExecutionId: newOrderId, cache: createWriteCache(db) };
   const { q } = core;
 
-  /** Wraps an operation in an IMMEDIATE transaction that first expires due DAY orders. */
-  function write<A extends unknown[], R>(operation: (time: string, ...args: A) => R): (...args: A) => R {
-    const transaction = db.transaction((...args: A): R => {
-      core.cache.sync();
-      const now = clock();
-      expireDayOrders(core, now, newEffects());
-      return operation(now.toISOString(), ...args);
-    });
-    // A failure of the store (busy past the timeout, full, read-only) is typed by guardEngine.
-    // A failed transaction was rolled back: what the cache learnt from it goes too. Inside a
-    // group (a transaction already open, each operation in its savepoint) it runs as it is.
-    return (...args: A) => {
-      try {
-        if (db.inTransaction) {
-          const now = clock();
-          expireDayOrders(core, now, newEffects());
-          return operation(now.toISOString(), ...args);
-        }
-        return transaction.immediate(...args);
-      } catch (error) {
-        core.cache.reset();
-        throw error;
-      }
-    };
-  }
-
-  const expireTransaction = db.transaction(() => {
+  const immediate = db.transaction(<R>(body: () => R): R => {
     core.cache.sync();
-    return expireDayOrders(core, clock(), newEffects());
+    return body();
   });
-  const expire = () => {
+  /**
+   * Runs `body` in an IMMEDIATE transaction, the write cache synced with the store first; inside
+   * a transaction already open (a group's savepoint) it runs as it is. A failure of the store
+   * (busy past the timeout, full, read-only) is typed by guardEngine; a failed transaction was
+   * rolled back, so what the cache learnt from it goes too.
+   */
+  function inWrite<R>(body: () => R): R {
     try {
-      return expireTransaction.immediate();
+      return db.inTransaction ? body() : (immediate.immediate(body) as R);
     } catch (error) {
       core.cache.reset();
       throw error;
     }
-  };
+  }
+
+  /** Wraps an operation in a write that first expires due DAY orders. */
+  function write<A extends unknown[], R>(operation: (time: string, ...args: A) => R): (...args: A) => R {
+    return (...args: A) =>
+      inWrite(() => {
+        const now = clock();
+        expireDayOrders(core, now, newEffects());
+        return operation(now.toISOString(), ...args);
+      });
+  }
+
+  const expire = () => inWrite(() => expireDayOrders(core, clock(), newEffects()));
   /** Reads see expired DAY orders as expired; the write lock is taken only when one is due. */
   function fresh(): void {
     core.cache.sync();
