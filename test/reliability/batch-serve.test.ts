@@ -104,7 +104,7 @@ describe.each(['http', 'ws'] as const)('trade batch --backend %s against trade s
     server = await startServer({ rateLimit: { count: 3, periodMs: 1_000, burst: 20 } });
     const lines = Array.from({ length: 30 }, (_, i) => place(`b${i}`));
     const result = await runBin(['batch', '-', '--concurrency', '4', ...flags], remote(backend, server.url, server.wsUrl), `${lines.join('\n')}\n`);
-    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: 'Batch of 30 lines: 30 succeeded, 0 rejected.\n' });
     const out = results(result.stdout);
     expect(out.map((r) => [r.id, r.status])).toEqual(lines.map((_, i) => [`b${i}`, 200]));
     const ids = out.map((r) => r.data.orderId!);

@@ -140,6 +140,15 @@ export async function runBatch(ctx: CommandContext, file: string | undefined, op
   if (stop.readFailure && tally.lines === 0) throw new UsageError(`Cannot read ${file ?? 'stdin'}: ${stop.readFailure}`);
   const code = tally.exitCode(stop);
   if (code !== 0) throw new IncompleteError(tally.summary(stop), code);
+  ctx.io.err(tally.summary(stop));
+}
+
+/** The results of blank lines: nothing is written for them (see flush). */
+const blanks = new WeakSet<BatchResult>();
+function blank(line: number): BatchResult {
+  const result: BatchResult = { line, id: null, status: 200, data: null };
+  blanks.add(result);
+  return result;
 }
 
 interface RunState {
@@ -167,10 +176,15 @@ async function runLines(ctx: CommandContext, backend: Backend, lines: AsyncGener
   const turns = backend.name === 'embedded' ? createTurns() : undefined;
   const turnOf = new WeakMap<InputLine, number>();
   let waiting: Array<() => void> = [];
+  /** The last line written (or skipped as blank), in input order. */
+  let written = 0;
 
   const flush = () => {
-    for (let result = done.get(tally.lines + 1); result; result = done.get(tally.lines + 1)) {
+    for (let result = done.get(written + 1); result; result = done.get(written + 1)) {
       done.delete(result.line);
+      written = result.line;
+      // A blank line asks for nothing: no result line, and it does not count as a line of the batch.
+      if (blanks.has(result)) continue;
       ctx.io.out(JSON.stringify(result));
       tally.add(result);
     }
@@ -180,7 +194,7 @@ async function runLines(ctx: CommandContext, backend: Backend, lines: AsyncGener
   };
 
   async function next(): Promise<InputLine | undefined> {
-    while (read - tally.lines >= readAhead) await new Promise<void>((resolve) => waiting.push(resolve));
+    while (read - written >= readAhead) await new Promise<void>((resolve) => waiting.push(resolve));
     try {
       const item = await lines.next();
       if (item.done) return undefined;
@@ -213,6 +227,7 @@ async function runLines(ctx: CommandContext, backend: Backend, lines: AsyncGener
 
   async function answerInTurn(item: InputLine, turn: number, start: () => void): Promise<BatchResult> {
     const line = item.number;
+    if ('text' in item && item.text.trim() === '') return blank(line);
     if ('error' in item) return refused(line, null, item.status, item.error);
     let id: unknown = null;
     /** Whether the request was handed to the backend, and may have been executed. */
