@@ -3,7 +3,7 @@
  */
 import type { Env } from '../config/paths.js';
 import { redact } from '../config/redact.js';
-import { CancelledError, ExitCode, IncompleteError, RejectedError, TradeError } from '../order/errors.js';
+import { CancelledError, ExitCode, IncompleteError, RejectedError, TradeError, UsageError } from '../order/errors.js';
 import { createContext, type ContextOptions } from './context.js';
 import { createIo, type InputStream, type Io, type OutputStream } from './io.js';
 import { VERSION } from '../version.js';
@@ -32,11 +32,68 @@ export async function run(argv: string[], deps: CliDeps): Promise<number> {
       program.outputHelp({ error: true });
       return ExitCode.usage;
     }
+    const nested = helpTarget(program, argv);
+    if (nested) {
+      // `trade help price set`: commander's help command takes one name; the whole path is meant.
+      nested.outputHelp();
+      return ExitCode.ok;
+    }
     await program.parseAsync(argv, { from: 'user' });
     return ExitCode.ok;
   } catch (error) {
     return report(error, io, argv.includes('--json'));
   }
+}
+
+interface CommandNode {
+  readonly commands: readonly CommandNode[];
+  name(): string;
+  aliases(): string[];
+  outputHelp(): void;
+}
+
+/**
+ * `trade help NAME...` for a command that does not exist is an error (exit 2) with the nearest
+ * name, not the whole help as if nothing were wrong. A path of two names or more (`trade help
+ * price set`) is the command whose help to show; one name goes on to commander's help.
+ */
+function helpTarget(program: CommandNode, argv: string[]): CommandNode | undefined {
+  if (argv[0] !== 'help') return undefined;
+  let node = program;
+  for (const word of argv.slice(1)) {
+    if (word.startsWith('-')) return undefined;
+    const names = node.commands.filter((c) => c.name() !== 'help');
+    const found = names.find((c) => c.name() === word || c.aliases().includes(word));
+    if (!found) {
+      const near = nearest(word, names.map((c) => c.name()));
+      const where = node === program ? 'trade' : `trade ${argv.slice(1, argv.indexOf(word)).join(' ')}`;
+      throw new UsageError(`Unknown command '${word}'${node === program ? '' : ` of ${where}`}${near ? ` (did you mean ${near}?)` : ''}`, {
+        hint: `Run '${where} --help' for the commands there are.`,
+      });
+    }
+    node = found;
+  }
+  return argv.length > 2 ? node : undefined;
+}
+
+/** The closest name, by edit distance (at most 2, or a prefix), or undefined. */
+function nearest(word: string, names: string[]): string | undefined {
+  const distance = (a: string, b: string): number => {
+    const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+      let diagonal = row[0]!;
+      row[0] = i;
+      for (let j = 1; j <= b.length; j++) {
+        const above = row[j]!;
+        row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+        diagonal = above;
+      }
+    }
+    return row[b.length]!;
+  };
+  const scored = names.map((name) => ({ name, d: name.startsWith(word) || word.startsWith(name) ? 1 : distance(word, name) }));
+  const best = scored.filter((s) => s.d <= 2).sort((a, b) => a.d - b.d)[0];
+  return best?.name;
 }
 
 /** Commander's own errors (usage, help shown), known by their code without loading commander. */

@@ -131,3 +131,23 @@ describe('help', () => {
     expect(await runCli(['doctr'], env)).toEqual({ code: 2, stdout: '', stderr: "error: unknown command 'doctr'\n(Did you mean doctor?)\n" });
   });
 });
+
+describe('trade help NAME', () => {
+  it('is an error naming an unknown command, with the nearest one; a path shows that command\'s help', async () => {
+    const { env, cleanup } = tempHome();
+    try {
+      const cases: Array<[string[], string]> = [
+        [['help', 'nosuch'], "Error: Unknown command 'nosuch'\n  Run 'trade --help' for the commands there are.\n"],
+        [['help', 'plac'], "Error: Unknown command 'plac' (did you mean place?)\n  Run 'trade --help' for the commands there are.\n"],
+        [['help', 'price', 'sett'], "Error: Unknown command 'sett' of trade price (did you mean set?)\n  Run 'trade price --help' for the commands there are.\n"],
+      ];
+      for (const [argv, stderr] of cases) expect(await runCli(argv, env)).toEqual({ code: 2, stdout: '', stderr });
+      const nested = await runCli(['help', 'price', 'set'], env);
+      expect(nested.code).toBe(0);
+      expect(nested.stdout).toMatch(/^Usage: trade price set \[options\] <instrument> <price>\n/);
+      expect((await runCli(['help', 'place'], env)).stdout).toMatch(/^Usage: trade place \[options\]\n/);
+    } finally {
+      cleanup();
+    }
+  });
+});
