@@ -100,6 +100,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     program
       .command('reverse')
       .option('--invert', 'turn the position over at its own size (Reverse): long 2 becomes short 2; takes only --account and --instrument')
+      .option('--same-side', "go on though the new order is on the position's own side (long and BUY): refused in a script without it, warned at a terminal")
       .summary('Reverse a position: close it, place a new order')
       .description(
         'Reverse a position (ReversePosition): cancel the working orders in the instrument, close the position, then place the new order. With --invert (Reverse), turn it over at its own size instead. Fails, changing nothing, when no position is open.',

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Env } from '../../src/config/paths.js';
 import { resolveInstrument } from '../../src/service/instruments.js';
 import { orderArgs, runCli, tempHome } from '../helpers/cli.js';
+import { runInTerminal } from '../helpers/terminal.js';
 
 let env: Env;
 let cleanup: () => void;
@@ -130,6 +131,27 @@ describe('trade place', () => {
 });
 
 describe('trade reverse', () => {
+  it('to the position\'s own side: refused in a script unless --same-side, said and done at a terminal', async () => {
+    await cli(['place', ...orderArgs({ '--quantity': '2' })]);
+    const before = storeRows('SELECT * FROM orders');
+    const refused = await cli(['reverse', ...orderArgs({ '--action': 'BUY', '--quantity': '1' })]);
+    expect(refused).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'Error: Reverse to the same side: ES 09-25 in Sim101 is Long and this reverse buys: it closes the position and opens the same side again\n' +
+        '  Nothing was sent. Use --action SELL to reverse, or --same-side to do this anyway.\n',
+    });
+    expect(storeRows('SELECT * FROM orders')).toEqual(before);
+    const done = await cli(['reverse', ...orderArgs({ '--action': 'BUY', '--quantity': '1' }), '--same-side']);
+    expect(done.code, done.stderr).toBe(0);
+    expect(storeRows('SELECT quantity FROM positions')).toEqual([{ quantity: 1 }]);
+    const atTerminal = await runInTerminal(['reverse', ...orderArgs({ '--action': 'BUY', '--quantity': '3' })], env, async () => undefined);
+    expect(atTerminal.code).toBe(0);
+    expect(atTerminal.screen).toContain('Warning: ES 09-25 in Sim101 is Long and this reverse buys: it closes the position and opens the same side again.');
+    expect(storeRows('SELECT quantity FROM positions')).toEqual([{ quantity: 3 }]);
+  });
+
   it('reverses an open position and reports the close and the new order', async () => {
     await cli(['place', ...orderArgs({ '--quantity': '2' })]);
     await cli(['place', ...orderArgs({ '--order-type': 'LIMIT', '--limit-price': '4400' })]);

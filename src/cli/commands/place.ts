@@ -14,6 +14,8 @@ export interface OrderCommandOptions extends OrderFlagValues, PromptFlags {
   flattenFirst?: boolean;
   /** replace: the working order the new one replaces. */
   replacing?: string;
+  /** reverse: go on though the new order is on the position's own side. */
+  sameSide?: boolean;
 }
 
 export type OrderCommand = 'place' | 'reverse' | 'replace';
@@ -83,6 +85,7 @@ export async function submitOrder(ctx: CommandContext, kind: OrderCommand, optio
   const { order, result } = await using(backend, async (b) => {
     const order = fromFlags ?? (await askForOrder(ctx, kind, options, b, mode === 'review'));
     showResolved(ctx, options.instrument, order.instrument);
+    if (kind === 'reverse') await checkSide(ctx, b, order, options);
     return { order, result: await send(b, kind, order, options) };
   });
   if (options.json) {
@@ -90,6 +93,32 @@ export async function submitOrder(ctx: CommandContext, kind: OrderCommand, optio
     return;
   }
   for (const line of formatOrderResult(kind, order, result, backend.label, ctx.io.color)) ctx.io.out(line);
+}
+
+/**
+ * A reverse whose new order is on the position's own side (long and BUY, short and SELL) closes
+ * the position and opens the same side again: rarely what "reverse" meant. At a terminal it is
+ * said and done; a script must say `--same-side`, or nothing is sent. The position is read first
+ * (one read); when it cannot be read, the reverse goes on and the service judges it.
+ */
+async function checkSide(ctx: CommandContext, backend: Backend, order: Order, options: OrderCommandOptions): Promise<void> {
+  if (options.sameSide) return;
+  let side: string | undefined;
+  try {
+    side = (await backend.call('GetPosition', { account: order.account, instrument: order.instrument })).value.marketPosition;
+  } catch {
+    return;
+  }
+  const same = (side === 'Long' && order.action === 'BUY') || (side === 'Short' && order.action === 'SELL');
+  if (!same) return;
+  const what = `${order.instrument} in ${order.account} is ${side} and this reverse ${order.action === 'BUY' ? 'buys' : 'sells'}: it closes the position and opens the same side again`;
+  if (ctx.io.stdin.isTTY && ctx.io.stderr.isTTY) {
+    ctx.io.err(ctx.io.errColor.yellow(`Warning: ${what}.`));
+    return;
+  }
+  throw new UsageError(`Reverse to the same side: ${what}`, {
+    hint: `Nothing was sent. Use --action ${order.action === 'BUY' ? 'SELL' : 'BUY'} to reverse, or --same-side to do this anyway.`,
+  });
 }
 
 /** The operation a command sends: PlaceOrder (FlatPlace with --flatten-first), ReversePosition or Replace. */
