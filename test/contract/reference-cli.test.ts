@@ -184,7 +184,7 @@ describe.each(['http', 'ws'] as const)('trade --backend %s against the reference
       JSON.stringify({ api: 'PlaceOrder', id: i, args: { account: 'Sim101', instrument: ES, action: 'BUY', quantity: i + 1, orderType: 'MARKET', timeInForce: 'DAY' } }),
     );
     const result = await cli(['batch', '-', '--rate', '10'], `${lines.join('\n')}\n`);
-    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: 'Batch of 30 lines: 30 succeeded, 0 rejected.\n' });
     const out = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: number; status: number });
     expect(out.map((r) => [r.id, r.status])).toEqual(lines.map((_, i) => [i, 200]));
     // Each line is known by its quantity: exactly one 200 each, and only 429s besides.

@@ -144,7 +144,7 @@ describe.concurrent('trade batch --backend http against a broken server', () => 
 
   it('a 429 waits and is sent again: the line is placed, by its second request (exit 0)', async () => {
     const result = await batch([line('a', 'ok-429-1'), line('b', 'flaky-batch'), line('c', 'ok-429-3')], 1);
-    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: 'Batch of 3 lines: 3 succeeded, 0 rejected.\n' });
     expect(outcomes(result.stdout)).toEqual([['a', 200, 'done'], ['b', 200, 'done'], ['c', 200, 'done']]);
     expect([server.count('ok-429-1'), server.count('flaky-batch'), server.count('ok-429-3')]).toEqual([1, 2, 1]);
   });

@@ -64,6 +64,8 @@ function cliWriter(n: number, tally: Tally): Promise<{ start: number; end: numbe
   const args = [
     api === 'PlaceOrder' ? 'place' : 'reverse',
     ...orderArgs({ '--account': o.account, '--instrument': o.instrument, '--action': o.action, '--quantity': String(o.quantity) }),
+    // The writers reverse to either side at random: the same side is meant too.
+    ...(api === 'PlaceOrder' ? [] : ['--same-side']),
     '--json',
   ];
   const start = Date.now();

@@ -294,7 +294,8 @@ const ACCOUNT = ['--account', 'Sim101'];
 /** Every command that talks to the service, with what it needs; `json` when it has --json. */
 const COMMANDS: Array<{ name: string; argv: string[]; json?: boolean }> = [
   { name: 'place', argv: ['place', ...ORDER], json: true },
-  { name: 'reverse', argv: ['reverse', ...ORDER], json: true },
+  // --same-side: the echoing server's position is whatever it echoes; the reverse itself is under test.
+  { name: 'reverse', argv: ['reverse', ...ORDER, '--same-side'], json: true },
   { name: 'reverse --invert', argv: ['reverse', '--invert', ...ACCOUNT, '--instrument', 'ES 09-25'], json: true },
   { name: 'cancel', argv: ['cancel', 'abc123', ...ACCOUNT], json: true },
   { name: 'cancel --all', argv: ['cancel', '--all', ...ACCOUNT], json: true },
