@@ -33,6 +33,28 @@ function addOrderOptions(command: Command): Command {
     .option('--no-input', 'never prompt: missing flags are an error (as when stdin is not a terminal)');
 }
 
+/** The commands that make or inspect profiles: a profile not yet in the config is theirs to name. */
+const MAKES_PROFILES = new Set(['login', 'config', 'completion']);
+
+/**
+ * `--profile NAME` for a profile the config does not have is an error listing the ones it has
+ * (exit 3), not a silent run on the defaults; `trade login` and `trade config` create profiles.
+ */
+async function checkProfile(ctx: MutableContext, profile: string, action: Command): Promise<void> {
+  let top = action;
+  while (top.parent?.parent) top = top.parent;
+  if (MAKES_PROFILES.has(top.name())) return;
+  const { readConfigFile } = await import('../config/settings.js');
+  const { ConfigError } = await import('../order/errors.js');
+  const profiles = readConfigFile(ctx.env).profiles;
+  const names = profiles !== null && typeof profiles === 'object' && !Array.isArray(profiles) ? Object.keys(profiles) : [];
+  if (names.includes(profile) || profile === 'default') return;
+  throw new ConfigError(`Unknown profile '${profile}': ${names.length > 0 ? `the config has ${names.join(', ')}` : 'the config has no profiles yet'}`, {
+    code: 'unknown_profile',
+    hint: `Nothing was done. Create it with: trade --profile ${profile} login, or trade --profile ${profile} config set KEY VALUE.`,
+  });
+}
+
 export function buildProgram(ctx: MutableContext, io: Io): Command {
   const program = new Command('trade')
     .description('Place orders and reverse positions on trading accounts, from scripts or a terminal.')
@@ -41,9 +63,10 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .option('--backend <name>', 'embedded, http or ws (default: TRADE_BACKEND, config, embedded)')
     .option('--profile <name>', 'config profile to use (default: TRADE_PROFILE, "default")')
     .option('--insecure', 'allow sending the token over plain http:// or ws:// to another host')
-    .hook('preAction', (_program, action) => {
+    .hook('preAction', async (_program, action) => {
       const { backend, profile, insecure } = action.optsWithGlobals();
       ctx.setGlobalFlags({ backend, profile, insecure });
+      if (profile !== undefined) await checkProfile(ctx, profile, action);
     })
     .showSuggestionAfterError(true)
     // Wrap descriptions even in a narrow terminal (commander's own floor is 40 columns).

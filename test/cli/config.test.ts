@@ -155,6 +155,23 @@ describe('config store', () => {
     expect((await runBin(['config', 'get', 'backend', '--profile', 'sim'], env)).stdout).toBe('embedded\n');
     expect((await runBin(['config', 'get', 'backend'], env)).stdout).toBe('embedded\n');
   });
+
+  it('an unknown --profile is an error listing the profiles there are, and nothing is done; login and config create one', async () => {
+    const none = await runCli(['--profile', 'livee', 'positions'], env);
+    expect(none).toEqual({
+      code: 3,
+      stdout: '',
+      stderr: "Error: Unknown profile 'livee': the config has no profiles yet\n  Nothing was done. Create it with: trade --profile livee login, or trade --profile livee config set KEY VALUE.\n",
+    });
+    await runCli(['--profile', 'live', 'config', 'set', 'backend', 'embedded'], env);
+    await runCli(['--profile', 'sim', 'config', 'set', 'account', 'Sim101'], env);
+    const typo = await runCli(['--profile', 'livee', 'place', ...orderArgs()], env);
+    expect(typo.code).toBe(3);
+    expect(typo.stderr).toContain("Error: Unknown profile 'livee': the config has live, sim\n");
+    expect(existsSync(join(env.TRADE_HOME!, 'trade.db'))).toBe(false);
+    expect((await runCli(['--profile', 'live', 'positions'], env)).code).toBe(0);
+    expect((await runCli(['--profile', 'default', 'positions'], env)).code).toBe(0);
+  });
 });
 
 describe('remote backends from the CLI', () => {
