@@ -30,10 +30,7 @@ export function embeddedBackendOn(engine: Engine): EmbeddedBackend {
     label: `embedded (${engine.file})`,
     engine,
     async call(name, args) {
-      // A read called while orders wait for their group joins the queue behind them, so that it
-      // sees them and none called after it; alone, it runs at once and takes no write lock.
-      const run = () => simulate(engine, name, args);
-      const { body, detail } = OPERATIONS[name].movesMoney || committer.pending() > 0 ? await committer.submit(run) : run();
+      const { body, detail } = await committer.inOrder(() => simulate(engine, name, args), OPERATIONS[name].movesMoney);
       // The value is read as a remote client reads it: GetWatermarks' data, not its envelope (§1.7).
       const value = (envelopeData(body) ?? body) as unknown as ReplyOf<typeof name>;
       return { body, value, ...(detail ? { detail } : {}) };

@@ -20,8 +20,12 @@ export interface Committer {
    * rejects with AbandonedError.
    */
   submit<R>(operation: () => R, abandoned?: () => boolean): Promise<R>;
-  /** How many operations wait for their group. */
-  pending(): number;
+  /**
+   * Runs an operation in order with those submitted before it: one that may move money in the next
+   * group (as `submit`); a read at once when nothing waits, else behind what waits, so that it
+   * sees it and nothing submitted after it. A read run at once takes no write lock.
+   */
+  inOrder<R>(operation: () => R, movesMoney: boolean, abandoned?: () => boolean): Promise<R>;
 }
 
 /** An operation not run because its client had gone before its group ran. */
@@ -99,6 +103,13 @@ export function createCommitter(engine: Engine, bounds: { maxOps?: number; budge
         schedule();
       });
     },
-    pending: () => queue.length,
+    inOrder<R>(operation: () => R, movesMoney: boolean, abandoned?: () => boolean): Promise<R> {
+      if (movesMoney || queue.length > 0) return this.submit(operation, abandoned);
+      try {
+        return Promise.resolve(operation());
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
   };
 }

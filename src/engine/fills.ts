@@ -19,9 +19,9 @@ import type { Effects } from './types.js';
  * the caller still has to run against the rest of the move.
  */
 export function fillOrder(core: Core, row: OrderRow, at: number | null, time: string, effects: Effects): OrderRow[] {
-  const { price } = fillTerms(core, row, at);
-  if (core.q.markFilled.run(price, time, row.id).changes === 0) return [];
-  return applyFill(core, { ...row, state: 'FILLED', filled_quantity: row.quantity, avg_fill_price: price, updated_at: time }, time, effects);
+  const terms = fillTerms(core, row, at);
+  if (core.q.markFilled.run(terms.price, time, row.id).changes === 0) return [];
+  return applyFill(core, { ...row, state: 'FILLED', filled_quantity: row.quantity, avg_fill_price: terms.price, updated_at: time }, terms.commission, time, effects);
 }
 
 /** The price an order fills at (its root's slippage applied) and the commission it pays. */
@@ -35,13 +35,12 @@ export function fillTerms(core: Core, row: Pick<OrderRow, 'instrument' | 'order_
 
 /**
  * What a fill does once its order is marked filled (`row` as it now stands, `avg_fill_price` the
- * fill's price): the Execution, the position, the OCO siblings, the ATM brackets. A market order
- * is inserted already filled and comes straight here.
+ * fill's price, `commission` from fillTerms): the Execution, the position, the OCO siblings, the
+ * ATM brackets. A market order is inserted already filled and comes straight here.
  */
-export function applyFill(core: Core, row: OrderRow, time: string, effects: Effects): OrderRow[] {
+export function applyFill(core: Core, row: OrderRow, commission: number, time: string, effects: Effects): OrderRow[] {
   const { q } = core;
   const price = row.avg_fill_price;
-  const { commission } = fillTerms(core, row, null);
   const current = positionOf(core, row.account, row.instrument);
   const before = current
     ? { quantity: current.quantity, avgPrice: current.avg_price, realizedPnl: current.realized_pnl, pnlKnown: current.pnl_known === 1 }

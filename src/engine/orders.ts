@@ -135,10 +135,10 @@ export function placeOrder(
   }
   if (order.orderType === 'MARKET') {
     // Inserted already filled, and not read back: the engine knows what it wrote.
-    const { price } = fillTerms(core, { instrument: row.instrument, order_type: row.orderType, action: row.action, quantity: row.quantity }, last ?? null);
+    const { price, commission } = fillTerms(core, { instrument: row.instrument, order_type: row.orderType, action: row.action, quantity: row.quantity }, last ?? null);
     const seq = Number(core.q.insertFilledOrder.run({ ...row, fillPrice: price }).lastInsertRowid);
     const filled = newOrderRow(row, seq, 'FILLED', price);
-    const brackets = applyFill(core, filled, time, effects);
+    const brackets = applyFill(core, filled, commission, time, effects);
     if (last !== undefined && brackets.length > 0) work(core, brackets.map((b) => ({ id: b.id, from: last })), last, time, effects);
     return toOrder(filled);
   }

@@ -147,12 +147,16 @@ export function parseFeed(file: string, text: string): FeedRecord[] {
   return records;
 }
 
+/** Whether a price is a whole number of ticks of `tickSize`. */
+export function onGrid(price: number, tickSize: number): boolean {
+  const ticks = price / tickSize;
+  return Math.abs(ticks - Math.round(ticks)) < 1e-6;
+}
+
 /** Whether a price is on the root's tick grid (always, for a root the table does not have). */
 export function onTick(instrument: string, price: number): boolean {
   const spec = contractSpec(rootOf(instrument));
-  if (!spec) return true;
-  const ticks = price / spec.tickSize;
-  return Math.abs(ticks - Math.round(ticks)) < 1e-6;
+  return !spec || onGrid(price, spec.tickSize);
 }
 
 /** The two prices on the grid either side of an off-tick price: `5000.1` of ES → [5000, 5000.25]. */

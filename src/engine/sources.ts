@@ -14,7 +14,7 @@
  * table when the engine opens.
  */
 import { RejectedError } from '../order/errors.js';
-import { contractSpec, type ContractSpec, rootOf, setCustomContracts } from '../service/contracts.js';
+import { contractSpec, type ContractSpec, rootOf, setCustomContracts, userContract } from '../service/contracts.js';
 import { type Core, positionOf } from './core.js';
 import type { CustomContractRow, PriceSourceRow } from './queries.js';
 
@@ -98,20 +98,16 @@ export function missingPrice(core: Core, account: string, instrument: string, si
 
 /** A user's contract as the table holds contracts. */
 export function toContractSpec(row: CustomContractRow): ContractSpec {
-  return {
+  return userContract({
     root: row.root,
     name: row.name,
     exchange: row.exchange,
     tickSize: row.tick_size,
     pointValue: row.point_value,
-    currency: 'USD',
     months: row.months.split(',').map(Number),
-    family: 'equity',
-    tradingHours: 'User defined',
     dayEnd: row.day_end,
-    ...(row.demo_price === null ? {} : { demoPrice: row.demo_price }),
-    custom: true,
-  };
+    demoPrice: row.demo_price ?? undefined,
+  });
 }
 
 /** Hands the store's user contracts to the contract table. */

@@ -68,7 +68,8 @@ function failed(name: OperationName, error: unknown, options: DispatchOptions): 
 /**
  * `dispatch` with group commit: an operation that may move money is run in the committer's next
  * group (one transaction for the operations that arrived together, a savepoint each) and answered
- * only after that transaction committed. Never rejects.
+ * only after that transaction committed; a read keeps its place behind them (Committer.inOrder).
+ * Never rejects.
  */
 export async function dispatchGrouped(
   engine: Engine,
@@ -77,12 +78,9 @@ export async function dispatchGrouped(
   args: unknown,
   options: DispatchOptions & { abandoned?: () => boolean } = {},
 ): Promise<OperationResult> {
-  // A read that comes while orders wait for their group joins the queue behind them, so that it
-  // sees them (a pipelining client's read after its order); alone, it runs at once.
-  if (!OPERATIONS[name].movesMoney && committer.pending() === 0) return dispatch(engine, name, args, options);
   try {
     const parsed = parseArgs(name, args, 'server');
-    const { body } = await committer.submit(() => simulate(engine, name, parsed), options.abandoned);
+    const { body } = await committer.inOrder(() => simulate(engine, name, parsed), OPERATIONS[name].movesMoney, options.abandoned);
     return { status: 200, body };
   } catch (error) {
     // Nobody is there to read an answer: 499, as nginx writes it; nothing was done.

@@ -86,6 +86,14 @@ let customs: Record<string, ContractSpec> = {};
 /** Bumped on every change of the user's contracts, for what is computed from the whole table. */
 let generation = 0;
 
+/** What a user gives for a contract (`trade contract add`); the demo price is optional. */
+export type UserContractFields = Pick<ContractSpec, 'root' | 'name' | 'exchange' | 'tickSize' | 'pointValue' | 'months' | 'dayEnd' | 'demoPrice'>;
+
+/** A user's contract as the table holds one: in US dollars, rolled as the equity roots are. */
+export function userContract({ demoPrice, ...fields }: UserContractFields): ContractSpec {
+  return { ...fields, currency: 'USD', family: 'equity', tradingHours: 'User defined', ...(demoPrice === undefined ? {} : { demoPrice }), custom: true };
+}
+
 /** Replaces the user's contracts (the engine calls it with the store's). */
 export function setCustomContracts(specs: readonly ContractSpec[]): void {
   const next: Record<string, ContractSpec> = {};

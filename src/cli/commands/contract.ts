@@ -4,7 +4,8 @@
  * per root — a commission per contract on every fill, slippage in ticks on market and stop fills.
  */
 import { UsageError } from '../../order/errors.js';
-import { CONTRACTS, type ContractSpec, tickValue } from '../../service/contracts.js';
+import { CONTRACTS, tickValue, userContract } from '../../service/contracts.js';
+import { onGrid } from '../../engine/price-feed.js';
 import type { ContractSettings } from '../../engine/types.js';
 import { requireEmbedded } from '../call.js';
 import { using, type CommandContext } from '../context.js';
@@ -120,25 +121,22 @@ export async function runContractAdd(ctx: CommandContext, rawRoot: string, optio
   const close = options.close?.trim() ?? '16:00';
   const at = /^(\d\d):(\d\d)$/.exec(close);
   if (!at || Number(at[1]) > 23 || Number(at[2]) > 59) throw new UsageError(`--close must be a time HH:MM (America/Chicago), got '${options.close}'`, nothing);
-  const spec: ContractSpec = {
+  let demoPrice: number | undefined;
+  if (options.demoPrice !== undefined) {
+    demoPrice = positiveNumber('--demo-price', options.demoPrice, 1e12);
+    // The root is not in the table yet: its price is checked against the tick just given.
+    if (!onGrid(demoPrice, tickSize)) throw new UsageError(`--demo-price ${demoPrice} is not a multiple of the tick size ${tickSize}`, nothing);
+  }
+  const spec = userContract({
     root,
     name: shortText('--name', options.name, root),
     exchange: shortText('--exchange', options.exchange, 'CME'),
     tickSize,
     pointValue,
-    currency: 'USD',
     months,
-    family: 'equity',
-    tradingHours: 'User defined',
     dayEnd: close,
-  };
-  if (options.demoPrice !== undefined) {
-    const demo = positiveNumber('--demo-price', options.demoPrice, 1e12);
-    const probe = Math.round(demo / tickSize) * tickSize;
-    // The tick check needs the new tick: a price on it is a whole number of ticks.
-    if (Math.abs(probe - demo) > tickSize * 1e-9) throw new UsageError(`--demo-price ${demo} is not a multiple of the tick size ${tickSize}`, nothing);
-    spec.demoPrice = demo;
-  }
+    demoPrice,
+  });
   await requireEmbedded(ctx, 'contract add');
   const added = await using(await ctx.openEngine(), (engine) => engine.addContract(spec));
   const overrides = Object.hasOwn(CONTRACTS, root);
