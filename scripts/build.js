@@ -15,6 +15,8 @@
 // dist/version.txt: the version, so that `trade --version` needs nothing else (bin/trade.js).
 // dist/lib.js (+ dist/chunks/): the library (`import ... from 'trade'`), ES modules with code
 //   splitting.
+// dist/types/: the library's TypeScript declarations (tsconfig.types.json), so that an `import`
+//   of 'trade' is typed.
 // dist/cli.meta.json: esbuild's metafile of the CLI (which module imports which, and how); read
 //   by tests, not shipped.
 import { execFileSync } from 'node:child_process';
@@ -120,6 +122,9 @@ await build({
   // commander is CommonJS: its require('node:events') needs a real require inside the ESM bundle.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
 });
+
+// The library's declarations, by the project's own TypeScript.
+execFileSync(process.execPath, [fileURLToPath(import.meta.resolve('typescript/bin/tsc')), '-p', 'tsconfig.types.json'], { cwd: ROOT, stdio: 'inherit' });
 
 // In a child process: the cache must come from the Node that will run the CLI, with no test or
 // tool preloaded into it.

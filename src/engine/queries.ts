@@ -2,7 +2,7 @@
 import type { Action, OrderType, TimeInForce } from '../order/schema.js';
 import { contractsGeneration } from '../service/contracts.js';
 import { otherCloses } from './session.js';
-import type { Statement } from 'better-sqlite3';
+import type { RunResult } from 'better-sqlite3';
 import type { Db } from './store.js';
 import type { AtmTemplate, FillRecord, OrderOrigin, OrderRecord, OrderState, PositionRecord } from './types.js';
 
@@ -238,12 +238,24 @@ export interface PriceSourceRow {
   updated_at: string;
 }
 
+/**
+ * What the engine uses of a better-sqlite3 statement, under a name of ours: the library's
+ * declarations (dist/types) cannot name the module's internal BetterSqlite3.Statement.
+ */
+export interface Prepared<P extends unknown[] = unknown[], R = unknown> {
+  run(...params: P): RunResult;
+  get(...params: P): R | undefined;
+  all(...params: P): R[];
+  iterate(...params: P): IterableIterator<R>;
+}
+
 export function prepareQueries(db: Db) {
+  const prepare = <P extends unknown[] = unknown[], R = unknown>(sql: string): Prepared<P, R> => db.prepare<P, R>(sql);
   return lazily({
-    account: () => db.prepare<[string], { name: string; id: number }>('SELECT name, rowid AS id FROM accounts WHERE name = ?'),
-    accounts: () => db.prepare<[], { name: string }>('SELECT name FROM accounts ORDER BY name COLLATE NOCASE'),
-    addAccount: () => db.prepare<[string, string]>('INSERT INTO accounts(name, created_at) VALUES (?, ?)'),
-    insertOrder: () => db.prepare<[NewOrderRow]>(
+    account: () => prepare<[string], { name: string; id: number }>('SELECT name, rowid AS id FROM accounts WHERE name = ?'),
+    accounts: () => prepare<[], { name: string }>('SELECT name FROM accounts ORDER BY name COLLATE NOCASE'),
+    addAccount: () => prepare<[string, string]>('INSERT INTO accounts(name, created_at) VALUES (?, ?)'),
+    insertOrder: () => prepare<[NewOrderRow]>(
       `INSERT INTO orders (id, order_id, account, instrument, action, quantity, order_type, time_in_force,
          limit_price, stop_price, oco_id, strategy, state, origin, parent_id,
          atm_stop_loss_ticks, atm_profit_target_ticks, atm_tick_size, created_at, updated_at)
@@ -252,7 +264,7 @@ export function prepareQueries(db: Db) {
          @atmStopLossTicks, @atmProfitTargetTicks, @atmTickSize, @now, @now)`,
     ),
     /** A market order, inserted already filled (no INSERT then UPDATE). */
-    insertFilledOrder: () => db.prepare<[NewOrderRow & { fillPrice: number | null }]>(
+    insertFilledOrder: () => prepare<[NewOrderRow & { fillPrice: number | null }]>(
       `INSERT INTO orders (id, order_id, account, instrument, action, quantity, order_type, time_in_force,
          limit_price, stop_price, oco_id, strategy, state, filled_quantity, avg_fill_price, origin, parent_id,
          atm_stop_loss_ticks, atm_profit_target_ticks, atm_tick_size, created_at, updated_at)
@@ -260,76 +272,76 @@ export function prepareQueries(db: Db) {
          @limitPrice, @stopPrice, @ocoId, @strategy, 'FILLED', @quantity, @fillPrice, @origin, @parentId,
          @atmStopLossTicks, @atmProfitTargetTicks, @atmTickSize, @now, @now)`,
     ),
-    orderById: () => db.prepare<[string], OrderRow>('SELECT * FROM orders WHERE id = ?'),
+    orderById: () => prepare<[string], OrderRow>('SELECT * FROM orders WHERE id = ?'),
     /** By the service's id in one account (unique there). */
-    orderByOrderId: () => db.prepare<[string, string], OrderRow>('SELECT * FROM orders WHERE account = ? AND order_id = ?'),
+    orderByOrderId: () => prepare<[string, string], OrderRow>('SELECT * FROM orders WHERE account = ? AND order_id = ?'),
     /** By the service's id in any account, oldest first. */
-    ordersByOrderId: () => db.prepare<[string], OrderRow>('SELECT * FROM orders WHERE order_id = ? ORDER BY seq'),
-    markFilled: () => db.prepare<[number | null, string, string]>(
+    ordersByOrderId: () => prepare<[string], OrderRow>('SELECT * FROM orders WHERE order_id = ? ORDER BY seq'),
+    markFilled: () => prepare<[number | null, string, string]>(
       `UPDATE orders SET state = 'FILLED', filled_quantity = quantity, avg_fill_price = ?, updated_at = ?
        WHERE id = ? AND state = 'WORKING'`,
     ),
-    markTriggered: () => db.prepare<[string, string]>(`UPDATE orders SET triggered = 1, updated_at = ? WHERE id = ?`),
-    finish: () => db.prepare<[OrderState, string, string]>(
+    markTriggered: () => prepare<[string, string]>(`UPDATE orders SET triggered = 1, updated_at = ? WHERE id = ?`),
+    finish: () => prepare<[OrderState, string, string]>(
       `UPDATE orders SET state = ?, updated_at = ? WHERE id = ? AND state = 'WORKING'`,
     ),
-    insertFill: () => db.prepare<[string, string, string, Action, number, number | null, string, string, number, number, number]>(
+    insertFill: () => prepare<[string, string, string, Action, number, number | null, string, string, number, number, number]>(
       `INSERT INTO fills (order_id, account, instrument, action, quantity, price, time, execution_id, position_after, realized, commission)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
-    customContracts: () => db.prepare<[], CustomContractRow>('SELECT * FROM custom_contracts ORDER BY root'),
-    addCustomContract: () => db.prepare<[CustomContractRow]>(
+    customContracts: () => prepare<[], CustomContractRow>('SELECT * FROM custom_contracts ORDER BY root'),
+    addCustomContract: () => prepare<[CustomContractRow]>(
       `INSERT INTO custom_contracts (root, name, exchange, tick_size, point_value, months, day_end, demo_price, updated_at)
        VALUES (@root, @name, @exchange, @tick_size, @point_value, @months, @day_end, @demo_price, @updated_at)
        ON CONFLICT(root) DO UPDATE SET name = excluded.name, exchange = excluded.exchange, tick_size = excluded.tick_size,
          point_value = excluded.point_value, months = excluded.months, day_end = excluded.day_end,
          demo_price = excluded.demo_price, updated_at = excluded.updated_at`,
     ),
-    removeCustomContract: () => db.prepare<[string]>('DELETE FROM custom_contracts WHERE root = ?'),
-    priceSources: () => db.prepare<[], PriceSourceRow>('SELECT * FROM price_sources ORDER BY target'),
-    priceSource: () => db.prepare<[string], PriceSourceRow>('SELECT * FROM price_sources WHERE target = ?'),
-    setPriceSource: () => db.prepare<[string, string, string, string]>(
+    removeCustomContract: () => prepare<[string]>('DELETE FROM custom_contracts WHERE root = ?'),
+    priceSources: () => prepare<[], PriceSourceRow>('SELECT * FROM price_sources ORDER BY target'),
+    priceSource: () => prepare<[string], PriceSourceRow>('SELECT * FROM price_sources WHERE target = ?'),
+    setPriceSource: () => prepare<[string, string, string, string]>(
       `INSERT INTO price_sources (target, source, params, updated_at) VALUES (?, ?, ?, ?)
        ON CONFLICT(target) DO UPDATE SET source = excluded.source, params = excluded.params, updated_at = excluded.updated_at`,
     ),
-    removePriceSource: () => db.prepare<[string]>('DELETE FROM price_sources WHERE target = ?'),
-    contractSetting: () => db.prepare<[string], ContractSettingRow>('SELECT * FROM contract_settings WHERE root = ?'),
-    contractSettings: () => db.prepare<[], ContractSettingRow>('SELECT * FROM contract_settings ORDER BY root'),
-    setContractSetting: () => db.prepare<[string, number, number, string]>(
+    removePriceSource: () => prepare<[string]>('DELETE FROM price_sources WHERE target = ?'),
+    contractSetting: () => prepare<[string], ContractSettingRow>('SELECT * FROM contract_settings WHERE root = ?'),
+    contractSettings: () => prepare<[], ContractSettingRow>('SELECT * FROM contract_settings ORDER BY root'),
+    setContractSetting: () => prepare<[string, number, number, string]>(
       `INSERT INTO contract_settings (root, commission, slippage_ticks, updated_at) VALUES (?, ?, ?, ?)
        ON CONFLICT(root) DO UPDATE SET commission = excluded.commission, slippage_ticks = excluded.slippage_ticks, updated_at = excluded.updated_at`,
     ),
-    insertTick: () => db.prepare<[string, number, string]>('INSERT INTO ticks (instrument, price, time) VALUES (?, ?, ?)'),
-    position: () => db.prepare<[string, string], PositionRow>('SELECT * FROM positions WHERE account = ? AND instrument = ?'),
-    upsertPosition: () => db.prepare(
+    insertTick: () => prepare<[string, number, string]>('INSERT INTO ticks (instrument, price, time) VALUES (?, ?, ?)'),
+    position: () => prepare<[string, string], PositionRow>('SELECT * FROM positions WHERE account = ? AND instrument = ?'),
+    upsertPosition: () => prepare(
       `INSERT INTO positions (account, instrument, quantity, avg_price, realized_pnl, pnl_known, updated_at)
        VALUES (@account, @instrument, @quantity, @avgPrice, @realizedPnl, @pnlKnown, @now)
        ON CONFLICT(account, instrument) DO UPDATE SET quantity = excluded.quantity, avg_price = excluded.avg_price,
          realized_pnl = excluded.realized_pnl, pnl_known = excluded.pnl_known, updated_at = excluded.updated_at`,
     ),
     /** Working orders in one account and instrument, oldest first. */
-    workingIn: () => db.prepare<[string, string], OrderRow>(
+    workingIn: () => prepare<[string, string], OrderRow>(
       `SELECT * FROM orders WHERE account = ? AND instrument = ? AND state = 'WORKING' ORDER BY seq`,
     ),
     /** Working orders of an account, oldest first. */
-    workingOfAccount: () => db.prepare<[string], OrderRow>(`SELECT * FROM orders WHERE account = ? AND state = 'WORKING' ORDER BY seq`),
+    workingOfAccount: () => prepare<[string], OrderRow>(`SELECT * FROM orders WHERE account = ? AND state = 'WORKING' ORDER BY seq`),
     /** Every working order, oldest first. */
-    working: () => db.prepare<[], OrderRow>(`SELECT * FROM orders WHERE state = 'WORKING' ORDER BY seq`),
+    working: () => prepare<[], OrderRow>(`SELECT * FROM orders WHERE state = 'WORKING' ORDER BY seq`),
     /** An ATM entry's brackets. */
-    bracketsOf: () => db.prepare<[string], OrderRow>('SELECT * FROM orders WHERE parent_id = ? ORDER BY seq'),
-    changeOrder: () => db.prepare<[number, number | null, number | null, number | null, number | null, string, string]>(
+    bracketsOf: () => prepare<[string], OrderRow>('SELECT * FROM orders WHERE parent_id = ? ORDER BY seq'),
+    changeOrder: () => prepare<[number, number | null, number | null, number | null, number | null, string, string]>(
       `UPDATE orders SET quantity = ?, limit_price = ?, stop_price = ?,
          limit_price_changed = coalesce(?, limit_price_changed), stop_price_changed = coalesce(?, stop_price_changed), updated_at = ?
        WHERE id = ? AND state = 'WORKING'`,
     ),
-    openPositions: () => db.prepare<[], PositionRow>('SELECT * FROM positions WHERE quantity != 0 ORDER BY account COLLATE NOCASE, instrument'),
-    openPositionsOf: () => db.prepare<[string], PositionRow>('SELECT * FROM positions WHERE account = ? AND quantity != 0 ORDER BY instrument'),
+    openPositions: () => prepare<[], PositionRow>('SELECT * FROM positions WHERE quantity != 0 ORDER BY account COLLATE NOCASE, instrument'),
+    openPositionsOf: () => prepare<[string], PositionRow>('SELECT * FROM positions WHERE account = ? AND quantity != 0 ORDER BY instrument'),
     /** Working orders in an instrument across accounts, in time priority. */
-    workingForInstrument: () => db.prepare<[string], OrderRow>(
+    workingForInstrument: () => prepare<[string], OrderRow>(
       `SELECT * FROM orders WHERE instrument = ? AND state = 'WORKING' ORDER BY seq`,
     ),
     /** When the oldest working DAY order was placed: its session ends first. */
-    oldestWorkingDay: () => db.prepare<[], { oldest: string | null }>(
+    oldestWorkingDay: () => prepare<[], { oldest: string | null }>(
       `SELECT MIN(created_at) AS oldest FROM orders WHERE state = 'WORKING' AND time_in_force = 'DAY'`,
     ),
     /**
@@ -339,7 +351,7 @@ export function prepareQueries(db: Db) {
     oldestWorkingDayDefault: () => {
       // Prepared again when the user's contracts change the roots of other closes (roots are
       // checked to be letters and digits before they are stored, so they are safe in the text).
-      let prepared: { generation: number; statement: Statement<[], { oldest: string }> } | undefined;
+      let prepared: { generation: number; statement: Prepared<[], { oldest: string }> } | undefined;
       return {
         get(): { oldest: string } | undefined {
           if (prepared?.generation !== contractsGeneration()) {
@@ -347,7 +359,7 @@ export function prepareQueries(db: Db) {
             const notOther = others.map((root) => `NOT (instrument >= '${root} ' AND instrument < '${root}!')`).join(' AND ') || '1';
             prepared = {
               generation: contractsGeneration(),
-              statement: db.prepare<[], { oldest: string }>(
+              statement: prepare<[], { oldest: string }>(
                 `SELECT created_at AS oldest FROM orders INDEXED BY orders_day_working WHERE state = 'WORKING' AND time_in_force = 'DAY' AND ${notOther} ORDER BY created_at LIMIT 1`,
               ),
             };
@@ -357,27 +369,27 @@ export function prepareQueries(db: Db) {
       };
     },
     /** The same for one root: its working orders by the instrument index, usually none. */
-    oldestWorkingDayOfRoot: () => db.prepare<[string, string], { oldest: string | null }>(
+    oldestWorkingDayOfRoot: () => prepare<[string, string], { oldest: string | null }>(
       `SELECT MIN(created_at) AS oldest FROM orders WHERE state = 'WORKING' AND instrument >= ? AND instrument < ? AND time_in_force = 'DAY'`,
     ),
-    workingDay: () => db.prepare<[], OrderRow>(
+    workingDay: () => prepare<[], OrderRow>(
       `SELECT * FROM orders WHERE state = 'WORKING' AND time_in_force = 'DAY' ORDER BY seq`,
     ),
-    ocoGroup: () => db.prepare<[string, string], OrderRow>('SELECT * FROM orders WHERE account = ? AND oco_id = ? ORDER BY seq'),
-    price: () => db.prepare<[string], { price: number }>('SELECT price FROM prices WHERE instrument = ?'),
-    prices: () => db.prepare<[], { instrument: string; price: number; updatedAt: string }>(
+    ocoGroup: () => prepare<[string, string], OrderRow>('SELECT * FROM orders WHERE account = ? AND oco_id = ? ORDER BY seq'),
+    price: () => prepare<[string], { price: number }>('SELECT price FROM prices WHERE instrument = ?'),
+    prices: () => prepare<[], { instrument: string; price: number; updatedAt: string }>(
       'SELECT instrument, price, updated_at AS updatedAt FROM prices ORDER BY instrument',
     ),
-    upsertPrice: () => db.prepare<[string, number, string]>(
+    upsertPrice: () => prepare<[string, number, string]>(
       `INSERT INTO prices (instrument, price, updated_at) VALUES (?, ?, ?)
        ON CONFLICT(instrument) DO UPDATE SET price = excluded.price, updated_at = excluded.updated_at`,
     ),
-    template: () => db.prepare<[string], TemplateRow>('SELECT * FROM atm_templates WHERE name = ?'),
-    templates: () => db.prepare<[], TemplateRow>('SELECT * FROM atm_templates ORDER BY name COLLATE NOCASE'),
-    addTemplate: () => db.prepare<[string, number, number, number, string]>(
+    template: () => prepare<[string], TemplateRow>('SELECT * FROM atm_templates WHERE name = ?'),
+    templates: () => prepare<[], TemplateRow>('SELECT * FROM atm_templates ORDER BY name COLLATE NOCASE'),
+    addTemplate: () => prepare<[string, number, number, number, string]>(
       `INSERT INTO atm_templates (name, stop_loss_ticks, profit_target_ticks, tick_size, created_at) VALUES (?, ?, ?, ?, ?)`,
     ),
-    removeTemplate: () => db.prepare<[string]>('DELETE FROM atm_templates WHERE name = ?'),
+    removeTemplate: () => prepare<[string]>('DELETE FROM atm_templates WHERE name = ?'),
   });
 }
 

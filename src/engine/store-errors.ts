@@ -27,6 +27,7 @@ const CLIENT_WORDS: Record<StoreProblem, string> = {
   store_newer: 'it was written by a newer trade',
   store_data_dir: 'its directory cannot be created',
   store_unavailable: 'it cannot be read or written',
+  store_driver: 'its SQLite driver cannot be loaded',
 };
 
 const STATUS: Record<StoreProblem, number> = {
@@ -37,6 +38,7 @@ const STATUS: Record<StoreProblem, number> = {
   store_newer: 500,
   store_data_dir: 500,
   store_unavailable: 500,
+  store_driver: 500,
 };
 
 function storeError(code: StoreProblem, message: string, hint: string, cause?: unknown): StoreError {
@@ -123,8 +125,27 @@ export function writeProblem(file: string): StoreError | undefined {
 }
 
 /** A failure of the store at `file` as a typed error; any other error unchanged. */
+/**
+ * better-sqlite3 loads its native binary at the first open: missing when its install script did
+ * not run (npm blocking install scripts, --ignore-scripts), or built for another Node.
+ */
+function driverError(error: unknown): StoreError | undefined {
+  const message = error instanceof Error ? error.message : '';
+  const missing = message.startsWith('Could not locate the bindings file');
+  const otherNode = (error as { code?: unknown }).code === 'ERR_DLOPEN_FAILED' && message.includes('better_sqlite3.node');
+  if (!missing && !otherNode) return undefined;
+  return storeError(
+    'store_driver',
+    `The SQLite driver (better-sqlite3) cannot be loaded: ${missing ? 'its native binary is missing (its install script did not run)' : `its native binary does not load in Node ${process.versions.node} (${message.split('\n')[0]})`}. Nothing was written.`,
+    'Run its install script where trade is installed: `npm rebuild better-sqlite3` in a clone, `npm rebuild -g --allow-scripts=better-sqlite3 better-sqlite3` for a global install.',
+    error,
+  );
+}
+
 export function toStoreError(error: unknown, file: string): unknown {
   if (error instanceof TradeError) return error;
+  const driver = driverError(error);
+  if (driver) return driver;
   if (isBusy(error)) return storeBusy();
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code !== 'string') return error;

@@ -130,7 +130,8 @@ export type StoreProblem =
   | 'store_full'
   | 'store_newer'
   | 'store_data_dir'
-  | 'store_unavailable';
+  | 'store_unavailable'
+  | 'store_driver';
 
 /**
  * The embedded engine's store cannot be used: not a database, damaged, read-only, on a full disk,

@@ -22,7 +22,7 @@
  * replaces dist/, and other test files run the built bin from dist/ at the same time.
  */
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -81,6 +81,8 @@ let tarball: string;
 let packed: string[];
 let prefix: string;
 let trade: string;
+let withoutBinary: Run;
+const ES_BUY = ['--account', 'Sim101', '--instrument', 'ES 09-25', '--action', 'BUY', '--quantity', '1', '--order-type', 'MARKET', '--tif', 'DAY'];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'trade-pack-'));
@@ -118,9 +120,16 @@ beforeAll(async () => {
   mkdirSync(prebuilds);
   const made = await exec('tar', ['-czf', join(prebuilds, prebuildName()), '-C', SQLITE_DIR, BINARY], { env: process.env });
   if (made.code !== 0) throw new Error(`tar failed: ${made.stderr}`);
-  const rebuild = await npm(['rebuild', '--global', '--prefix', prefix, '--foreground-scripts', 'better-sqlite3'], {
+  // As a user whose npm blocks install scripts that are not allowed (strict-allow-scripts, the
+  // default npm has announced): refused without --allow-scripts, run with it, as README says.
+  const strict = { npm_config_better_sqlite3_local_prebuilds: prebuilds, npm_config_strict_allow_scripts: 'true' };
+  const blocked = await exec('npm', ['rebuild', '--global', '--prefix', prefix, 'better-sqlite3'], { env: npmEnv(strict) });
+  if (blocked.code === 0 || !blocked.stderr.includes('ESTRICTALLOWSCRIPTS') || existsSync(join(installedSqlite, BINARY)))
+    throw new Error(`npm ran better-sqlite3's install script although strict-allow-scripts blocks it:\n${blocked.stdout}${blocked.stderr}`);
+  withoutBinary = await runInstalled(['place', ...ES_BUY], join(dir, 'home-no-binary'));
+  const rebuild = await npm(['rebuild', '--global', '--prefix', prefix, '--allow-scripts=better-sqlite3', '--foreground-scripts', 'better-sqlite3'], {
     // prebuild-install's own log (verbose) says where the binary came from.
-    env: npmEnv({ npm_config_better_sqlite3_local_prebuilds: prebuilds, npm_config_verbose: 'true' }),
+    env: npmEnv({ ...strict, npm_config_verbose: 'true' }),
   });
   const log = rebuild.stdout + rebuild.stderr;
   if (!log.includes('found local prebuild') || !log.includes('Successfully installed prebuilt binary'))
@@ -146,7 +155,8 @@ describe('npm pack', () => {
     expect(packed).toContain('bin/trade.js');
     expect(packed).toEqual(expect.arrayContaining(['bin/trade.js', 'bin/package.json', 'dist/cli.cjs', 'dist/cli.cache', 'dist/version.txt', 'dist/lib.js']));
     expect(packed).not.toContain('dist/cli.meta.json');
-    expect(packed.filter((p) => p.endsWith('.map') || p.endsWith('.ts'))).toEqual([]);
+    expect(packed).toContain('dist/types/lib.d.ts');
+    expect(packed.filter((p) => p.endsWith('.map') || (p.endsWith('.ts') && !p.endsWith('.d.ts')))).toEqual([]);
   });
 });
 
@@ -167,6 +177,23 @@ function installedPackages(root: string): Array<{ name: string; version: string;
   visit(join(root, 'node_modules'));
   return found;
 }
+
+describe('install scripts', () => {
+  it('without better-sqlite3\'s binary (its script blocked), place says what is missing and how to mend it', () => {
+    expect(withoutBinary.stdout).toBe('');
+    expect(withoutBinary.stderr).not.toContain('Unexpected error');
+    expect(withoutBinary.stderr).toContain('The SQLite driver (better-sqlite3) cannot be loaded: its native binary is missing (its install script did not run). Nothing was written.');
+    expect(withoutBinary.stderr).toContain('npm rebuild -g --allow-scripts=better-sqlite3 better-sqlite3');
+    expect(withoutBinary.code).toBe(1);
+  });
+
+  it("the project's allowScripts covers every dependency with an install script, so npm ci works when npm blocks the rest", async () => {
+    const pending = await npm(['approve-scripts', '--allow-scripts-pending'], { cwd: ROOT });
+    expect(pending.stdout + pending.stderr).toContain('No packages with unreviewed install scripts');
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { allowScripts?: Record<string, boolean> };
+    expect(manifest.allowScripts).toEqual({ 'better-sqlite3': true, esbuild: true });
+  });
+});
 
 describe('the installed package', () => {
   it('installs no dependency that refuses Node 20.18 (the engines this package promises)', () => {
@@ -203,4 +230,52 @@ describe('the installed package', () => {
     const installed = join(prefix, 'lib', 'node_modules', PKG.name, 'node_modules', 'better-sqlite3', BINARY);
     expect(readFileSync(installed).equals(readFileSync(join(SQLITE_DIR, BINARY)))).toBe(true);
   });
+});
+
+describe("the package's types", () => {
+  /** Type-checks one file of a project that depends on the installed package (libraries checked too). */
+  async function typecheck(name: string, source: string): Promise<Run> {
+    const project = join(dir, `consumer-${name}`);
+    mkdirSync(join(project, 'node_modules'), { recursive: true });
+    symlinkSync(join(prefix, 'lib', 'node_modules', PKG.name), join(project, 'node_modules', PKG.name), 'dir');
+    writeFileSync(join(project, 'index.ts'), source);
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: false,
+          // A consumer's own @types/node; every other type comes from the installed package and its dependencies.
+          typeRoots: [join(ROOT, 'node_modules', '@types')], types: ['node'],
+        },
+        files: ['index.ts'],
+      }),
+    );
+    return exec(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project], { cwd: project, env: process.env });
+  }
+
+  it("types the import entry: a correct program compiles, with the library's declarations checked", async () => {
+    const result = await typecheck(
+      'good',
+      [
+        "import { createEngine, parseOrder, OPERATIONS, type Engine, type Order, type OperationName } from 'trade';",
+        "export const engine: Engine = createEngine('/tmp/trade.db');",
+        "export const order: Order = parseOrder({ account: 'Sim101', instrument: 'ES 09-25', action: 'BUY', quantity: 1, orderType: 'MARKET', timeInForce: 'DAY' });",
+        "export const name: OperationName = 'PlaceOrder';",
+        'export const count: number = Object.keys(OPERATIONS).length;',
+        '',
+      ].join('\n'),
+    );
+    expect(result.stdout + result.stderr).toBe('');
+    expect(result.code).toBe(0);
+  }, 60_000);
+
+  it('and a wrong one does not: the types are real, not any', async () => {
+    const result = await typecheck(
+      'bad',
+      ["import { createEngine, type OperationName } from 'trade';", 'createEngine(42);', "export const name: OperationName = 'NoSuchOperation';", ''].join('\n'),
+    );
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).toMatch(/index\.ts\(2,\d+\): error TS2345: Argument of type 'number' is not assignable to parameter of type 'string'/);
+    expect(result.stdout).toMatch(/index\.ts\(3,\d+\): error TS2322: Type '"NoSuchOperation"' is not assignable to type/);
+  }, 60_000);
 });
