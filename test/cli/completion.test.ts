@@ -224,7 +224,7 @@ interface Named {
 function namedByTables(text: string): Named {
   const table = (fn: string) => {
     const body = text.slice(text.indexOf(`${fn}() {`), text.indexOf('\n}\n', text.indexOf(`${fn}() {`)));
-    return [...body.matchAll(/^ {4}(.*)\) REPLY='([^']*)' ;;$/gm)].map((m) => [m[1]!.replace(/^'|'$/g, ''), m[2]!] as const);
+    return [...body.matchAll(/^ {4}(.*)\) REPLY='([^']*)' ;;$/gm)].filter((m) => m[1] !== '*').map((m) => [m[1]!.replace(/^'|'$/g, ''), m[2]!] as const);
   };
   const commands = new Set(table('_trade_children').flatMap(([path, words]) => words.split(' ').map((w) => `${path} ${w}`.trim())));
   const flags = new Set(table('_trade_flags').flatMap(([path, words]) => words.split(' ').filter(Boolean).map((w) => `${path} ${w}`.trim())));
