@@ -4,7 +4,7 @@
  * path is, and how many arguments came before the cursor, a function works out from the tree.
  */
 import type { Command } from 'commander';
-import { type ArgumentModel, completionModel, type FlagModel, type NodeModel, specWords, type ValueSpec } from './completion-model.js';
+import { type ArgumentModel, completionModel, type FlagModel, type NodeModel, type ValueSpec } from './completion-model.js';
 
 /** A fish single-quoted string. */
 function fishQuoted(text: string): string {
