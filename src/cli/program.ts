@@ -5,6 +5,7 @@
 import { Command, Option } from 'commander';
 import { CONFIG_KEYS, ENV_FOR, KEY_HELP } from '../config/key-table.js';
 import { VERSION } from '../version.js';
+import { LIVE_SOURCES } from './complete-sources.js';
 import type { MutableContext } from './context.js';
 import { helpWidth, type Io } from './io.js';
 
@@ -34,7 +35,7 @@ function addOrderOptions(command: Command): Command {
 }
 
 /** The commands that make or inspect profiles: a profile not yet in the config is theirs to name. */
-const MAKES_PROFILES = new Set(['login', 'config', 'completion']);
+const MAKES_PROFILES = new Set(['login', 'config', 'completion', '__complete']);
 
 /**
  * `--profile NAME` for a profile the config does not have is an error listing the ones it has
@@ -44,7 +45,7 @@ async function checkProfile(ctx: MutableContext, profile: string, action: Comman
   let top = action;
   while (top.parent?.parent) top = top.parent;
   if (MAKES_PROFILES.has(top.name())) return;
-  const { readConfigFile } = await import('../config/settings.js');
+  const { readConfigFile } = await import('../config/config-file.js');
   const { ConfigError } = await import('../order/errors.js');
   const profiles = readConfigFile(ctx.env).profiles;
   const names = profiles !== null && typeof profiles === 'object' && !Array.isArray(profiles) ? Object.keys(profiles) : [];
@@ -805,6 +806,17 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .action(async (shell: string) => {
       const { runCompletion } = await import('./commands/completion.js');
       runCompletion(ctx, shell, program);
+    });
+
+  // Hidden: the completion scripts call it on every Tab; a person never needs to.
+  program
+    .command('__complete', { hidden: true })
+    .description('Print the live values a completion script offers, one a line, from the embedded store and the config; no network.')
+    .argument('<source>', LIVE_SOURCES.join(', '))
+    .option('--account <name>', 'only the order ids of this account')
+    .action(async (source: string, options) => {
+      const { runComplete } = await import('./commands/complete.js');
+      runComplete(ctx, source, options);
     });
 
   program

@@ -9,6 +9,8 @@ import { CONFIG_KEYS, type ConfigKey, NUMERIC_RANGES } from './key-table.js';
 export { CONFIG_KEYS, type ConfigKey, ENV_FOR, KEY_HELP, NUMERIC_RANGES } from './key-table.js';
 
 export const BACKENDS = ['embedded', 'http', 'ws'] as const;
+/** The backends that reach the remote service: where `--from` reads quotes. */
+export const REMOTE_BACKENDS = ['http', 'ws'] as const;
 export type BackendName = (typeof BACKENDS)[number];
 
 export type ConfigValues = Partial<Record<ConfigKey, string>>;

@@ -151,8 +151,11 @@ export const orderBodyShape = {
   orderId: clientOrderIdField.optional(),
 };
 
-const SIDES = ['flat', 'long', 'short'] as const;
+/** The sides a position can be on (PlaceOrder's requireMarketPosition). */
+export const SIDES = ['flat', 'long', 'short'] as const;
 export type MarketSide = (typeof SIDES)[number];
+/** The sides a filtered flatten closes (§3.14). */
+export const OPEN_SIDES = ['long', 'short'] as const;
 
 /**
  * PlaceOrder's guards (§3.1): the position the instrument must be in (a comma list of flat, long,
@@ -215,7 +218,7 @@ export const sideField = z
   .string({ error: (iss) => `must be long or short, got ${show(iss.input)}` })
   .transform((raw, ctx) => {
     const side = raw.trim().replace(/[A-Z]+/g, (l) => l.toLowerCase());
-    if (side === 'long' || side === 'short') return side;
+    if ((OPEN_SIDES as readonly string[]).includes(side)) return side as (typeof OPEN_SIDES)[number];
     ctx.issues.push({ code: 'custom', input: raw, message: `must be long or short, got ${show(raw)}` });
     return z.NEVER;
   });

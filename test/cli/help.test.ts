@@ -14,18 +14,24 @@ import { runCli, tempHome } from '../helpers/cli.js';
 const home = tempHome();
 const env = { ...home.env, COLUMNS: '80' };
 
-/** Every command path in the tree, the root ('') first; commander's implicit `help` aside. */
+/**
+ * Every command path `trade --help` shows, the root ('') first; commander's implicit `help` aside,
+ * and the hidden commands (HIDDEN below), which no person is meant to run.
+ */
 function commandPaths(): string[][] {
   const io = createIo({ stdin: new PassThrough(), stdout: { write: () => true }, stderr: { write: () => true } }, env);
   const program = buildProgram(createContext(io, env), io);
   const paths: string[][] = [];
   const visit = (command: Command, path: string[]) => {
     paths.push(path);
-    for (const child of command.commands) visit(child, [...path, child.name()]);
+    for (const child of command.createHelp().visibleCommands(command)) if (child.name() !== 'help') visit(child, [...path, child.name()]);
   };
   visit(program, []);
   return paths;
 }
+
+/** The commands kept out of help on purpose: the completion scripts' live values. */
+const HIDDEN = ['__complete'];
 
 const PATHS = commandPaths();
 
@@ -100,6 +106,18 @@ describe('help', () => {
       expect(result.stdout).toMatchSnapshot();
     },
   );
+
+  it('hides only the commands meant for scripts, and they still run', async () => {
+    const io = createIo({ stdin: new PassThrough(), stdout: { write: () => true }, stderr: { write: () => true } }, env);
+    const program = buildProgram(createContext(io, env), io);
+    const shown = new Set(program.createHelp().visibleCommands(program).map((c) => c.name()));
+    expect(program.commands.map((c) => c.name()).filter((name) => !shown.has(name))).toEqual(HIDDEN);
+    const help = await runCli(['--help'], env);
+    for (const name of HIDDEN) {
+      expect(help.stdout).not.toContain(name);
+      expect((await runCli([name, 'profiles'], env)).code).toBe(0);
+    }
+  });
 
   it('`trade help <command>` is `trade <command> --help`', async () => {
     expect((await runCli(['help', 'place'], env)).stdout).toBe((await runCli(['place', '--help'], env)).stdout);

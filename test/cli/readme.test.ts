@@ -16,13 +16,22 @@ function tree(): Array<{ path: string; flags: string[] }> {
   const visit = (command: Command, path: string[]) => {
     const flags = (command.options as Option[]).flatMap((o) => [o.long, o.short].filter((f): f is string => Boolean(f)));
     out.push({ path: path.join(' '), flags });
-    for (const child of command.commands) visit(child, [...path, child.name()]);
+    // Hidden commands (`trade __complete`, the completion scripts' own) are no user's to look up.
+    for (const child of command.createHelp().visibleCommands(command)) if (child.name() !== 'help') visit(child, [...path, child.name()]);
   };
   visit(program, []);
   return out;
 }
 
 describe('README', () => {
+  it('walks every command but the hidden __complete', () => {
+    const paths = tree().map((c) => c.path);
+    expect(paths).toContain('price source');
+    expect(paths).toContain('completion');
+    expect(paths).not.toContain('__complete');
+    expect(paths).not.toContain('help');
+  });
+
   it('names every command', () => {
     const missing = tree()
       .map((c) => c.path)

@@ -107,6 +107,21 @@ describe('start-up weight', () => {
     expect(t.modules).not.toContain('src/engine/engine.ts');
   });
 
+  it('__complete (every Tab) runs only its command: no schema, engine, backend or conf; SQLite read-only', () => {
+    expect(trace(['__complete', 'accounts']).stdout).toBe(''); // no store yet: nothing, and none made
+    expect(existsSync(join(env.TRADE_HOME!, 'trade.db'))).toBe(false);
+    trace(['accounts', 'add', 'Sim102']);
+    for (const source of ['accounts', 'working-orders', 'profiles']) {
+      const t = trace(['__complete', source]);
+      if (source === 'accounts') expect(t.stdout).toBe('Sim101\nSim102\n');
+      expect(commands(t)).toEqual(['src/cli/commands/complete.ts']);
+      expect(t.modules.filter((m) => /node_modules\/zod\/|src\/order\/schema|src\/(backends|engine)\/|src\/config\/(settings|keys)\.ts/.test(m))).toEqual([]);
+      expect(heavy(t)).toEqual([]);
+      expect(t.loaded.filter((f) => f === 'node:child_process')).toEqual([]);
+      expect(t.intl).toEqual([]);
+    }
+  });
+
   it('a prompt imports inquirer only then, and conf only for the commands that write the config', () => {
     const t = trace(['config', 'set', 'account', 'Sim202']);
     expect(t.loaded.some((f) => f.includes('node_modules/conf/'))).toBe(true);

@@ -17,6 +17,7 @@ import { numberOrText } from '../order-flags.js';
 import { type StopWhen, untilSignal } from '../signals.js';
 import type { Backend } from '../../backends/types.js';
 import type { Settings } from '../../config/settings.js';
+import { REMOTE_BACKENDS } from '../../config/keys.js';
 
 export interface ReplayOptions {
   instrument?: string;
@@ -310,8 +311,8 @@ export interface FollowOptions {
 /** Where `price follow` reads: the profile's backend when remote, else ws; never embedded. */
 export function followFrom(settings: Settings, flag: string | undefined): 'http' | 'ws' {
   const from = flag ?? (settings.backend === 'embedded' ? 'ws' : settings.backend);
-  if (from !== 'http' && from !== 'ws') throw new UsageError(`--from must be http or ws (the service the prices come from), got '${from}'`);
-  return from;
+  if (!(REMOTE_BACKENDS as readonly string[]).includes(from)) throw new UsageError(`--from must be http or ws (the service the prices come from), got '${from}'`);
+  return from as 'http' | 'ws';
 }
 
 /**
