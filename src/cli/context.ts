@@ -17,8 +17,12 @@ export interface CommandContext {
   settings(): Promise<Settings>;
   /** The embedded engine's store file. */
   storeFile(): string;
-  /** Opens the backend that serves orders. The caller closes it. */
-  openBackend(): Promise<Backend>;
+  /**
+   * Opens the backend that serves orders, behind the guard (src/guard/): every request that moves
+   * money is judged and journaled first. The caller closes it. `source` names the sender in the
+   * guard's journal (cli, batch).
+   */
+  openBackend(options?: { source?: string }): Promise<Backend>;
   /** Opens the embedded engine itself, for commands that only the simulation has (accounts). */
   openEngine(): Promise<Engine>;
   /** The account to use when --account is not given (TRADE_ACCOUNT, else the config's `account`). */
@@ -61,9 +65,26 @@ export function createContext(io: Io, env: Env, options: ContextOptions = {}): M
       return settings;
     },
     storeFile: () => storePath(env),
-    async openBackend() {
-      const { openBackend } = await import('../backends/resolve.js');
-      return openBackend(await ctx.settings(), storePath(env), options.engine);
+    async openBackend(open = {}) {
+      const settings = await ctx.settings();
+      // A bad rule is refused before anything opens: the guard never runs on half its rules.
+      const rules = settings.guardRules();
+      const [{ openBackend }, { guardBackend }, { ledgerPath }] = await Promise.all([
+        import('../backends/resolve.js'),
+        import('../guard/guard.js'),
+        import('../guard/ledger.js'),
+      ]);
+      const inner = await openBackend(settings, storePath(env), options.engine);
+      return guardBackend(inner, {
+        rules,
+        ledgerFile: ledgerPath(storePath(env)),
+        profile: settings.profile,
+        source: open.source ?? 'cli',
+        clock: options.engine?.now,
+        confirmLive: flags.confirmLive,
+        askLive: io.stdin.isTTY && io.stderr.isTTY ? (account) => askLive(ctx, account) : undefined,
+        warn: (message) => io.err(io.errColor.yellow(`Warning: ${message}`)),
+      });
     },
     async openEngine() {
       const { createEngine } = await import('../engine/engine.js');
@@ -80,6 +101,14 @@ export function createContext(io: Io, env: Env, options: ContextOptions = {}): M
     },
   };
   return ctx;
+}
+
+/** confirm-live at a terminal: the account's name typed back, exactly. */
+async function askLive(ctx: CommandContext, account: string): Promise<boolean> {
+  const prompter = await ctx.prompter();
+  ctx.io.err(ctx.io.errColor.yellow(`${account} is not a simulation account: this order is real.`));
+  const typed = await prompter.text({ message: `Type the account name (${account}) to send it:` });
+  return typed.trim() === account;
 }
 
 /** Runs `use` with a resource and always releases it, even when `use` throws. */

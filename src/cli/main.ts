@@ -3,7 +3,7 @@
  */
 import type { Env } from '../config/paths.js';
 import { redact } from '../config/redact.js';
-import { CancelledError, ExitCode, IncompleteError, RejectedError, TradeError, UsageError } from '../order/errors.js';
+import { CancelledError, ExitCode, GuardError, IncompleteError, RejectedError, TradeError, UsageError } from '../order/errors.js';
 import { createContext, type ContextOptions } from './context.js';
 import { createIo, type InputStream, type Io, type OutputStream } from './io.js';
 import { VERSION } from '../version.js';
@@ -111,7 +111,7 @@ function report(error: unknown, io: Io, json: boolean): number {
   if (error instanceof TradeError) {
     // A command that ends incomplete has already written its own results (a batch, a doctor report).
     // A refusal from the service is its body, whole (`{success:false, error, detail}` included).
-    if (json && !(error instanceof IncompleteError)) io.out(JSON.stringify(error instanceof RejectedError ? error.body : { error: error.message }));
+    if (json && !(error instanceof IncompleteError)) io.out(JSON.stringify(error instanceof RejectedError || error instanceof GuardError ? error.body : { error: error.message }));
     // A person said no: not an error, just what happened.
     else if (error instanceof CancelledError) io.err(error.message);
     else io.err(io.errColor.red(`Error: ${error.message}`));

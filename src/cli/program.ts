@@ -64,9 +64,10 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .option('--backend <name>', 'embedded, http or ws (default: TRADE_BACKEND, config, embedded)')
     .option('--profile <name>', 'config profile to use (default: TRADE_PROFILE, "default")')
     .option('--insecure', 'allow sending the token over plain http:// or ws:// to another host')
+    .option('--confirm-live', "confirm orders to an account that is not a simulation account (the guard's confirm-live rule)")
     .hook('preAction', async (_program, action) => {
-      const { backend, profile, insecure } = action.optsWithGlobals();
-      ctx.setGlobalFlags({ backend, profile, insecure });
+      const { backend, profile, insecure, confirmLive } = action.optsWithGlobals();
+      ctx.setGlobalFlags({ backend, profile, insecure, confirmLive });
       if (profile !== undefined) await checkProfile(ctx, profile, action);
     })
     .showSuggestionAfterError(true)

@@ -2,8 +2,17 @@
  * The config keys, what each means and the environment variable that overrides it. Nothing is
  * imported here, so the help text can name the keys without loading the validation (zod).
  */
-export const CONFIG_KEYS = ['token', 'base-url', 'ws-url', 'backend', 'account', 'timeout'] as const;
+import { envForRule, GUARD_RULES, type GuardRule, RULE_HELP } from '../guard/rules.js';
+
+/** The guard's rules are keys too: `guard.max-order-qty`, ... (src/guard/rules.ts). */
+export const GUARD_KEYS = GUARD_RULES.map((rule) => `guard.${rule}` as const);
+export type GuardKey = `guard.${GuardRule}`;
+
+export const CONFIG_KEYS = ['token', 'base-url', 'ws-url', 'backend', 'account', 'timeout', ...GUARD_KEYS] as const;
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
+
+export const isGuardKey = (key: string): key is GuardKey => key.startsWith('guard.');
+export const ruleOf = (key: GuardKey): GuardRule => key.slice('guard.'.length) as GuardRule;
 
 /** Environment variables that override each key. */
 export const ENV_FOR: Record<ConfigKey, string> = {
@@ -13,6 +22,7 @@ export const ENV_FOR: Record<ConfigKey, string> = {
   backend: 'TRADE_BACKEND',
   account: 'TRADE_ACCOUNT',
   timeout: 'TRADE_TIMEOUT',
+  ...(Object.fromEntries(GUARD_RULES.map((rule) => [`guard.${rule}`, envForRule(rule)])) as Record<GuardKey, string>),
 };
 
 export const KEY_HELP: Record<ConfigKey, string> = {
@@ -22,6 +32,7 @@ export const KEY_HELP: Record<ConfigKey, string> = {
   backend: 'embedded, http or ws (default embedded)',
   account: 'default account for every command',
   timeout: 'seconds to wait for the service, 0.001 to 3600 (default 10)',
+  ...(Object.fromEntries(GUARD_RULES.map((rule) => [`guard.${rule}`, `guard rule: ${RULE_HELP[rule]} (off until set)`])) as Record<GuardKey, string>),
 };
 
 /**

@@ -4,7 +4,8 @@
  */
 import { ConfigError, UsageError } from '../order/errors.js';
 import { parseAccountName } from '../order/schema.js';
-import { CONFIG_KEYS, type ConfigKey, NUMERIC_RANGES } from './key-table.js';
+import { normalizeRule, RuleSyntaxError } from '../guard/rules.js';
+import { CONFIG_KEYS, type ConfigKey, isGuardKey, NUMERIC_RANGES, ruleOf } from './key-table.js';
 
 export { CONFIG_KEYS, type ConfigKey, ENV_FOR, KEY_HELP, NUMERIC_RANGES } from './key-table.js';
 
@@ -82,6 +83,14 @@ export function normalizeValue(key: ConfigKey, raw: unknown): string {
   if (NUMERIC_RANGES[key]) return numeric(key, raw);
   if (typeof raw !== 'string')
     throw new ConfigError(key === 'token' ? 'token must be text' : `${key} must be text, got ${showValue(raw)}`, { code: 'bad_config' });
+  if (isGuardKey(key)) {
+    try {
+      return normalizeRule(ruleOf(key), raw);
+    } catch (error) {
+      if (error instanceof RuleSyntaxError) throw new ConfigError(`${key} ${error.message}`, { code: 'bad_config' });
+      throw error;
+    }
+  }
   switch (key) {
     case 'token':
       if (!/^[\x21-\x7e]+$/.test(raw))

@@ -5,6 +5,8 @@
  */
 import { ConfigError } from '../order/errors.js';
 import type { Env } from './paths.js';
+import { buildRules, type GuardRule, type Rules } from '../guard/rules.js';
+import { GUARD_KEYS, type GuardKey, isGuardKey, ruleOf } from './key-table.js';
 import {
   type BackendName,
   CONFIG_KEYS,
@@ -29,6 +31,8 @@ export interface GlobalFlags {
   backend?: string;
   profile?: string;
   insecure?: boolean;
+  /** --confirm-live: the guard's confirm-live rule is answered for this run. */
+  confirmLive?: boolean;
 }
 
 /** A key whose value cannot be used, and where that value came from. */
@@ -63,6 +67,10 @@ export interface Settings {
   problem(key: ConfigKey): SettingProblem | undefined;
   /** Every token text found, usable or not, so that none is ever printed. */
   secrets: string[];
+  /** The guard's rules, each with where it came from; a bad one throws its ConfigError. */
+  guardRules(): Rules;
+  /** One guard key's value. */
+  guardText(key: GuardKey): string | undefined;
 }
 
 export function profileName(env: Env, flags: GlobalFlags): string {
@@ -167,6 +175,19 @@ export function resolveSettings(env: Env, flags: GlobalFlags = {}, read: () => C
     problems: [...problems.values()],
     problem: (key) => problems.get(key),
     secrets,
+    guardText: (key) => value(key),
+    guardRules() {
+      const texts: Partial<Record<GuardRule, string>> = {};
+      const from: Partial<Record<GuardRule, string>> = {};
+      for (const key of GUARD_KEYS) {
+        const text = value(key);
+        if (text === undefined) continue;
+        const rule = ruleOf(key);
+        texts[rule] = text;
+        from[rule] = sources[key] === 'env' ? ENV_FOR[key] : `profile ${profile}`;
+      }
+      return buildRules(texts, from);
+    },
   };
 }
 

@@ -10,6 +10,7 @@ export const ExitCode = {
   config: 3,
   network: 4,
   rateLimited: 5,
+  guard: 6,
   cancelled: 130,
 } as const;
 
@@ -119,6 +120,22 @@ export class ConfigError extends TradeError {
   constructor(message: string, options: TradeErrorOptions & { code?: string } = {}) {
     super(message, options);
     this.code = options.code ?? 'config';
+  }
+}
+
+/**
+ * Refused by a guard rule (src/guard/), or the guard could not judge (its ledger cannot be used:
+ * it fails closed). Nothing was sent. Exit 6. `body` is what `--json` prints.
+ */
+export class GuardError extends TradeError {
+  readonly exitCode = ExitCode.guard;
+  readonly code: string;
+  readonly body: { success: false; error: string; detail: string; rule?: string; limit?: unknown; value?: unknown };
+  constructor(message: string, options: TradeErrorOptions & { code: string; rule?: string; limit?: unknown; value?: unknown }) {
+    super(message, options);
+    this.code = options.code;
+    this.body = { success: false, error: options.code, detail: message };
+    if (options.rule !== undefined) Object.assign(this.body, { rule: options.rule, limit: options.limit, value: options.value });
   }
 }
 

@@ -65,6 +65,12 @@ export interface OperationSpec<A = unknown, R = unknown> {
   readonly ws: readonly [string, ...string[]];
   /** The request may change an order or a position: never re-sent once it may have arrived (§7.4). */
   readonly movesMoney: boolean;
+  /**
+   * What the guard (src/guard/) makes of such a request: `order` may add risk (every rule
+   * applies, unless it only reduces a position); `exit` gets flat (cancel, close, flatten: only
+   * the `accounts` rule applies). Set on exactly the rows that move money.
+   */
+  readonly guard?: 'order' | 'exit';
   /** What such a request may have done, for "outcome unknown" messages. */
   readonly effect?: string;
   readonly summary: string;
@@ -219,6 +225,7 @@ export const OPERATIONS = {
     path: '/accounts/{account}/orders/place',
     ws: ['PlaceOrder'],
     movesMoney: true,
+    guard: 'order',
     effect: 'the order may have been placed',
     summary: 'Place an order',
     fields: () => ({ ...account(), ...orderBodyShape, ...placeGuardsShape }),
@@ -231,6 +238,7 @@ export const OPERATIONS = {
     path: '/accounts/{account}/orders/flatplace',
     ws: ['FlatPlace'],
     movesMoney: true,
+    guard: 'order',
     effect: 'the position may have been closed and the order placed',
     summary: "Cancel the instrument's orders, close any position, then place an order",
     fields: () => ({ ...account(), ...orderBodyShape, ...placeGuardsShape }),
@@ -243,6 +251,7 @@ export const OPERATIONS = {
     path: '/accounts/{account}/positions/reverseposition',
     ws: ['ReversePosition'],
     movesMoney: true,
+    guard: 'order',
     effect: 'the position may have been reversed',
     summary: 'Close the position in the instrument, then place an order',
     fields: () => ({ ...account(), ...orderBodyShape }),
@@ -255,6 +264,7 @@ export const OPERATIONS = {
     path: '/accounts/{account}/positions/reverse',
     ws: ['Reverse'],
     movesMoney: true,
+    guard: 'order',
     effect: 'the position may have been turned over',
     summary: 'Turn a position over: long N becomes short N (two market orders)',
     fields: () => ({ ...account(), instrument: instrumentField }),
@@ -266,6 +276,7 @@ export const OPERATIONS = {
     path: '/accounts/{account}/orders/{orderId}/cancel',
     ws: ['Cancel', 'CancelOrder'],
     movesMoney: true,
+    guard: 'exit',
     effect: 'the order may have been cancelled',
     summary: 'Cancel a working order (and its OCO group)',
     fields: () => ({ ...account(), orderId: orderIdField }),
@@ -277,6 +288,7 @@ export const OPERATIONS = {
     path: '/accounts/{account}/orders/cancel',
     ws: ['CancelOrders'],
     movesMoney: true,
+    guard: 'exit',
     effect: 'orders may have been cancelled',
     summary: "Cancel an account's working orders (of one instrument, or all)",
     fields: () => ({ ...account(), instrument: instrumentField.optional() }),
@@ -288,6 +300,7 @@ export const OPERATIONS = {
     path: '/orders/cancelall',
     ws: ['CancelAllOrders'],
     movesMoney: true,
+    guard: 'exit',
     effect: 'orders may have been cancelled',
     summary: 'Cancel every working order of every account (of one instrument, or all)',
     fields: () => ({ instrument: instrumentField.optional() }),
@@ -299,6 +312,7 @@ export const OPERATIONS = {
     path: '/accounts/{account}/orders/{orderId}/change',
     ws: ['Change'],
     movesMoney: true,
+    guard: 'order',
     effect: 'the order may have been changed',
     summary: 'Change the quantity, limit or stop price of a working order',
     fields: () => ({
@@ -317,6 +331,7 @@ export const OPERATIONS = {
     path: '/accounts/{account}/orders/{orderId}/replace',
     ws: ['Replace', 'CancelReplace'],
     movesMoney: true,
+    guard: 'order',
     effect: 'the order may have been replaced',
     summary: 'Cancel a working order and place another in one step',
     fields: () => ({ ...account(), orderId: orderIdField, ...replaceBodyShape }),
@@ -329,6 +344,7 @@ export const OPERATIONS = {
     path: '/accounts/{account}/orders/cancel_and_bracket',
     ws: ['CancelAndBracket'],
     movesMoney: true,
+    guard: 'order',
     effect: "the instrument's orders may have been cancelled and a bracket placed",
     summary: "Cancel the instrument's orders, then protect the position with a take-profit and a stop-loss",
     fields: () => ({
@@ -390,6 +406,7 @@ export const OPERATIONS = {
     path: '/accounts/{account}/positions/close',
     ws: ['ClosePosition'],
     movesMoney: true,
+    guard: 'exit',
     effect: 'the position may have been closed',
     summary: 'Close a position at market, all of it or a part (quantity or percent)',
     fields: () => ({
@@ -416,6 +433,7 @@ export const OPERATIONS = {
     path: '/accounts/{account}/positions/flatten',
     ws: ['Flatten'],
     movesMoney: true,
+    guard: 'exit',
     effect: 'positions may have been closed',
     summary: "Cancel an account's working orders and close its positions (of one instrument, or all)",
     fields: () => ({ ...account(), instrument: instrumentField.optional() }),
@@ -427,6 +445,7 @@ export const OPERATIONS = {
     path: '/positions/flatten',
     ws: ['FlattenEverything'],
     movesMoney: true,
+    guard: 'exit',
     effect: 'positions may have been closed',
     summary: 'Close the positions meeting every filter (account, instrument, side); no filter closes everything everywhere',
     fields: () => ({ account: accountNameField.optional(), instrument: instrumentField.optional(), marketPosition: sideField.optional() }),
@@ -579,6 +598,7 @@ export const OPERATIONS = {
     path: '/accounts/{account}/strategies/{strategyId}/close',
     ws: ['CloseStrategy'],
     movesMoney: true,
+    guard: 'exit',
     effect: 'the strategy may have been closed',
     summary: 'Close an ATM strategy: its orders cancelled, its position closed',
     fields: () => ({ ...account(), strategyId: nameField('strategy id') }),

@@ -1,4 +1,5 @@
 import { CONFIG_KEYS, type ConfigKey, ENV_FOR, maskToken, normalizeValue, requireKey, showValue } from '../../config/keys.js';
+import { type GuardKey, isGuardKey } from '../../config/key-table.js';
 import { configPath, readSafely, type SettingProblem, type Settings, type Source } from '../../config/settings.js';
 import { ConfigError, ExitCode, IncompleteError, UsageError } from '../../order/errors.js';
 import type { CommandContext } from '../context.js';
@@ -18,7 +19,7 @@ interface Effective {
 
 /** Every key's value in effect; a key that cannot be used is listed with its problem instead. */
 function effective(settings: Settings): Effective[] {
-  const value: Record<ConfigKey, () => string | undefined> = {
+  const value: Record<Exclude<ConfigKey, GuardKey>, () => string | undefined> = {
     token: () => settings.token,
     'base-url': () => settings.baseUrl,
     'ws-url': () => settings.wsUrl,
@@ -30,7 +31,7 @@ function effective(settings: Settings): Effective[] {
     const problem = settings.problem(key);
     if (problem) return { key, source: problem.source, problem };
     // A ws-url derived from a bad base-url is unknown, not an error of its own.
-    const v = readSafely(value[key]);
+    const v = readSafely(isGuardKey(key) ? () => settings.guardText(key) : value[key]);
     return { key, value: v, source: settings.sources[key] ?? (key === 'ws-url' && v ? 'derived' : 'default') };
   });
 }

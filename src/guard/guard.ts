@@ -1,0 +1,252 @@
+/**
+ * The guard: one wrapper between every command and its backend (embedded, http or ws alike).
+ * Reads pass through untouched. A request the operation table marks as moving money is judged
+ * first, by the rules (src/guard/rules.ts) on facts gathered here: the position, working orders
+ * and the day's P&L from the backend (only when a rule needs them), the halt state, pace and
+ * duplicates from the ledger (src/guard/ledger.ts). A refusal sends nothing (GuardError, exit 6)
+ * and is journaled; a request that passes is counted and journaled in the same ledger
+ * transaction before it is sent, and its outcome after.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Backend, CallResult } from '../backends/types.js';
+import { GuardError, NetworkError } from '../order/errors.js';
+import type { Order } from '../order/schema.js';
+import { sessionEnd } from '../engine/session.js';
+import { type ArgsOf, type BracketArgs, type ChangeArgs, OPERATIONS, type OperationName } from '../service/operations.js';
+import { openLedger, type Ledger } from './ledger.js';
+import { evaluate, type Facts, fingerprint, type Intent, isSimAccount, needsPosition, type Refusal, type Rules } from './rules.js';
+
+export interface GuardOptions {
+  rules: Rules;
+  ledgerFile: string;
+  profile: string;
+  /** Who sent it, for the journal: cli, batch, mcp. */
+  source: string;
+  clock?: () => Date;
+  /** --confirm-live was given. */
+  confirmLive?: boolean;
+  /** At a terminal: asks a person to type the account's name; true when they did. */
+  askLive?: (account: string) => Promise<boolean>;
+  /** A warning for the person (an exit sent although the ledger could not record it). */
+  warn?: (message: string) => void;
+}
+
+/** The line a refusal prints: `refused by guard max-order-qty: quantity 50 is above the limit of 10 (profile default); nothing was sent`. */
+export function refusalError(refusal: Refusal): GuardError {
+  const source = refusal.source ? ` (${refusal.source})` : '';
+  return new GuardError(`refused by guard ${refusal.rule}: ${refusal.reason}${source}; nothing was sent`, {
+    code: refusal.error,
+    rule: refusal.rule,
+    limit: refusal.limit,
+    value: refusal.value,
+    hint: refusal.rule === 'halt' ? 'trade guard show says why; trade resume lifts the halt.' : 'trade guard show lists the rules; trade config unset guard.RULE removes one.',
+  });
+}
+
+const opposite = (action: 'BUY' | 'SELL'): 'BUY' | 'SELL' => (action === 'BUY' ? 'SELL' : 'BUY');
+const actionOf = (orderAction: string | undefined): 'BUY' | 'SELL' | undefined =>
+  orderAction === undefined ? undefined : /^buy/i.test(orderAction) ? 'BUY' : 'SELL';
+
+/** The intent of a request, from its args alone (a Reverse and a Change need a read to complete it). */
+export function intentOf(name: OperationName, args: unknown): Intent {
+  const kind = OPERATIONS[name].guard!;
+  const a = args as Record<string, unknown>;
+  const base: Intent = { operation: name, kind, account: a.account as string | undefined, instrument: a.instrument as string | undefined };
+  if (kind === 'exit') return base;
+  switch (name) {
+    case 'PlaceOrder':
+    case 'FlatPlace':
+    case 'ReversePosition':
+    case 'Replace': {
+      const o = args as Order;
+      return { ...base, action: o.action, quantity: o.quantity, orderType: o.orderType, limitPrice: o.limitPrice, stopPrice: o.stopPrice };
+    }
+    case 'CancelAndBracket': {
+      // `action` is the side protected: the legs are the other side, clamped to the position.
+      const b = args as BracketArgs;
+      return { ...base, action: opposite(b.action), quantity: b.quantity, orderType: 'BRACKET', limitPrice: b.takeProfit, stopPrice: b.stopLoss };
+    }
+    case 'Change': {
+      const c = args as ChangeArgs;
+      return { ...base, quantity: c.quantity, limitPrice: c.limitPrice, stopPrice: c.stopPrice, orderType: `CHANGE ${c.orderId}` };
+    }
+    default:
+      return base;
+  }
+}
+
+/** An order that would reduce a position on the other side, if there is one. */
+const couldReduce = (intent: Intent) =>
+  intent.kind === 'order' && intent.account !== undefined && intent.instrument !== undefined && intent.action !== undefined && intent.quantity !== undefined;
+
+/** A position as a signed number: long > 0, short < 0. */
+const signedPosition = (side: string | undefined, quantity: number | undefined) =>
+  side === 'Long' ? (quantity ?? 0) : side === 'Short' ? -(quantity ?? 0) : 0;
+
+const CLIENT_ID_OPERATIONS: ReadonlySet<OperationName> = new Set(['PlaceOrder', 'FlatPlace', 'ReversePosition']);
+
+/** The trading day a time belongs to: the date of the session close it comes before. */
+const tradingDay = (now: Date): string => sessionEnd(now).toISOString().slice(0, 10);
+
+export function guardBackend(inner: Backend, options: GuardOptions): Backend {
+  const clock = options.clock ?? (() => new Date());
+  const { rules } = options;
+  let ledger: Ledger | undefined;
+  const openOnce = () => (ledger ??= openLedger(options.ledgerFile));
+
+  async function position(account: string, instrument: string): Promise<number> {
+    const read = await inner.call('GetPosition', { account, instrument });
+    return signedPosition(read.value.marketPosition, read.value.quantity);
+  }
+
+  /** Completes the intent and gathers what the rules set need to judge it. */
+  async function gather(name: OperationName, intent: Intent, args: unknown, facts: Facts, led: Ledger): Promise<Intent> {
+    const { account, instrument } = intent;
+    if (account === undefined) return intent;
+    facts.halt = led.halts(account, options.profile);
+    if (name === 'Reverse') {
+      // Turns the position over: the new side's size is the position's.
+      facts.position = await position(account, instrument!);
+      if (facts.position === 0) return { ...intent, kind: 'exit' };
+      intent = { ...intent, action: facts.position > 0 ? 'SELL' : 'BUY', quantity: Math.abs(facts.position), orderType: 'REVERSE' };
+      // Closing first, then opening: what counts is the new side alone.
+      facts.position = 0;
+    }
+    if (name === 'Change' && (Object.keys(rules.texts).length > 0 || facts.halt)) {
+      const order = (await inner.call('GetOrder', { account, orderId: (args as ChangeArgs).orderId })).value;
+      intent = {
+        ...intent,
+        instrument: order.instrument,
+        action: actionOf(order.orderAction),
+        quantityBefore: order.quantity ?? 0,
+        quantity: intent.quantity ?? order.quantity ?? 0,
+      };
+    }
+    if (rules.dailyLoss !== undefined) {
+      const state = led.lossDay(account, tradingDay(facts.now));
+      facts.lossLatched = state === 'latched';
+      facts.lossResumed = state === 'resumed';
+      if (!facts.lossLatched && !facts.lossResumed) {
+        const item = (await inner.call('GetAccount', { account })).value.item ?? {};
+        const realized = Number(item.realizedProfitLoss ?? 0);
+        const unrealized = Number(item.unrealizedProfitLoss ?? 0);
+        if (Number.isFinite(realized + unrealized)) facts.dayPnl = realized + unrealized;
+      }
+    }
+    if (rules.confirmLive && !isSimAccount(account, rules))
+      facts.liveConfirmed = options.confirmLive === true || (options.askLive ? await options.askLive(account) : false);
+    if (name === 'FlatPlace' || name === 'ReversePosition') {
+      // The position is closed (and, for FlatPlace, the instrument's orders cancelled) first.
+      facts.position = 0;
+    }
+    if (instrument !== undefined && facts.position === undefined && needsPosition(intent, rules, facts)) facts.position = await position(account, instrument);
+    if (name === 'CancelAndBracket' && facts.position !== undefined && facts.position !== 0 && intent.quantity !== undefined)
+      // Clamped to the position it protects.
+      intent = { ...intent, quantity: Math.min(intent.quantity, Math.abs(facts.position)) };
+    if (rules.maxPosition !== undefined && instrument !== undefined && intent.action !== undefined && name !== 'FlatPlace') {
+      const orders = (await inner.call('GetOrders', { account, activeOnly: true })).value.orders;
+      const working = orders.filter(
+        (o) => o.instrument === intent.instrument && actionOf(o.orderAction) === intent.action && !['Filled', 'Cancelled', 'Rejected'].includes(o.orderState ?? ''),
+      );
+      facts.workingSameSide = working.reduce((sum, o) => sum + Math.max(0, (o.quantity ?? 0) - (o.filled ?? 0)), 0);
+    }
+    return intent;
+  }
+
+  async function guarded<K extends OperationName>(name: K, args: ArgsOf<K>): Promise<CallResult<K>> {
+    const spec = OPERATIONS[name];
+    let led: Ledger;
+    try {
+      led = openOnce();
+    } catch (error) {
+      // Fail closed, except for getting flat: an exit goes on, unjournaled, and says so.
+      if (spec.guard === 'exit') {
+        options.warn?.(`${(error as Error).message.replace(/; nothing was sent\.$/, '')}: this ${name} is sent without being journaled.`);
+        return inner.call(name, args);
+      }
+      throw error;
+    }
+    const now = clock();
+    const facts: Facts = { now };
+    let intent = intentOf(name, args);
+    if (CLIENT_ID_OPERATIONS.has(name) && (args as Order).orderId === undefined)
+      // A client order id on every order, so that an unknown outcome can be looked up (trade reconcile).
+      args = { ...(args as Order), orderId: randomBytes(16).toString('hex') } as ArgsOf<K>;
+    intent = await gather(name, intent, args, facts, led);
+    const request = JSON.stringify(args);
+    const line = {
+      at: now.toISOString(),
+      profile: options.profile,
+      backend: inner.name,
+      source: options.source,
+      operation: name,
+      account: intent.account ?? null,
+      instrument: intent.instrument ?? null,
+      request,
+      client_order_id: CLIENT_ID_OPERATIONS.has(name) ? ((args as Order).orderId ?? null) : null,
+      pid: process.pid,
+    };
+    const fp = fingerprint(intent);
+    const judge = () => led.exclusive(() => {
+      // Read again under the write lock: what another process did a moment ago counts.
+      facts.halt = intent.account !== undefined ? led.halts(intent.account, options.profile) : undefined;
+      if (intent.account !== undefined && rules.maxOrders)
+        facts.paceCounts = led.paceCounts(intent.account, rules.maxOrders.map((p) => p.ms), now.getTime());
+      if (rules.duplicateWindowMs !== undefined) facts.duplicateAt = led.lastSent(fp, now.getTime() - rules.duplicateWindowMs);
+      const refusal = evaluate(intent, rules, facts);
+      if (refusal) {
+        // It may only reduce the position: the position decides, read outside the lock.
+        if (facts.position === undefined && couldReduce(intent)) return { unsure: true as const };
+        if (refusal.rule === 'daily-loss' && !facts.lossLatched && intent.account !== undefined)
+          led.setLossDay(intent.account, tradingDay(now), 'latched');
+        led.journal({ ...line, outcome: 'refused', rule: refusal.rule, message: refusal.reason });
+        return { refusal };
+      }
+      if (intent.account !== undefined && spec.guard === 'order') led.recordSend(intent.account, now.getTime(), fp);
+      return { id: led.journal({ ...line, outcome: 'sent' }) };
+    });
+    let verdict = judge();
+    if ('unsure' in verdict) {
+      facts.position = await position(intent.account!, intent.instrument!);
+      verdict = judge();
+    }
+    if ('refusal' in verdict) throw refusalError(verdict.refusal!);
+    const id = (verdict as { id: number }).id;
+    try {
+      const result = await inner.call(name, args);
+      const orderId = (result.value as { orderId?: unknown }).orderId;
+      settle(led, id, 'accepted', { orderId: typeof orderId === 'string' ? orderId : undefined });
+      return result;
+    } catch (error) {
+      const unknown = error instanceof NetworkError && error.outcomeUnknown;
+      settle(led, id, unknown ? 'unknown' : 'rejected', { message: (error as Error).message });
+      throw error;
+    }
+  }
+
+  function settle(led: Ledger, id: number, outcome: 'accepted' | 'rejected' | 'unknown', fields: { orderId?: string; message?: string }) {
+    try {
+      led.settle(id, outcome, { ...fields, at: clock().toISOString() });
+    } catch (error) {
+      // The request was sent: its outcome stands; the journal line stays `sent` (unknown later).
+      options.warn?.(`The guard's journal could not record the outcome: ${(error as Error).message}`);
+    }
+  }
+
+  return {
+    name: inner.name,
+    label: inner.label,
+    call<K extends OperationName>(name: K, args: ArgsOf<K>): Promise<CallResult<K>> {
+      if (OPERATIONS[name].guard === undefined) return inner.call(name, args);
+      return guarded(name, args);
+    },
+    async close() {
+      try {
+        await inner.close();
+      } finally {
+        ledger?.close();
+      }
+    },
+  };
+}
+
