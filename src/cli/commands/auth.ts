@@ -16,12 +16,14 @@ export interface AuthStatusOptions {
 interface Setting {
   value: string | null;
   source: Source | 'derived' | null;
-  /** Where, for a person: "TRADE_TOKEN", "--backend", "profile live (/path/config.json)", "default". */
+  /** Where, for a person: "TRADE_TOKEN", "--backend", "config, profile live", "default". */
   from: string | null;
 }
 
 export interface AuthStatus {
   profile: string;
+  /** The config file the profile is read from. */
+  config: string;
   backend: Setting;
   baseUrl: Setting;
   wsUrl: Setting;
@@ -38,14 +40,14 @@ export interface AuthStatus {
   };
 }
 
-function from(settings: Settings, file: string, key: ConfigKey, source: Setting['source']): string | null {
+function from(settings: Settings, key: ConfigKey, source: Setting['source']): string | null {
   switch (source) {
     case 'flag':
       return `--${key}`;
     case 'env':
       return ENV_FOR[key];
     case 'config':
-      return `profile ${settings.profile} (${file})`;
+      return `config, profile ${settings.profile}`;
     case 'derived':
       return 'derived from base-url';
     case 'default':
@@ -55,25 +57,25 @@ function from(settings: Settings, file: string, key: ConfigKey, source: Setting[
   }
 }
 
-function setting(settings: Settings, file: string, key: ConfigKey, value: string | undefined): Setting {
+function setting(settings: Settings, key: ConfigKey, value: string | undefined): Setting {
   if (value === undefined) return { value: null, source: null, from: null };
   const source = settings.sources[key] ?? (key === 'ws-url' ? 'derived' : 'default');
-  return { value, source, from: from(settings, file, key, source) };
+  return { value, source, from: from(settings, key, source) };
 }
 
 /** Everything `auth status` reports; reads settings (a bad one throws its ConfigError, exit 3) and sends one read. */
 async function collect(ctx: CommandContext): Promise<{ status: AuthStatus; exitCode: number }> {
   const settings = await ctx.settings();
-  const file = configPath(ctx.env);
   const backend = settings.backend;
   const token = settings.token;
   const status: AuthStatus = {
     profile: settings.profile,
-    backend: setting(settings, file, 'backend', backend),
-    baseUrl: setting(settings, file, 'base-url', settings.baseUrl),
-    wsUrl: setting(settings, file, 'ws-url', backend === 'ws' ? settings.wsUrl : undefined),
+    config: configPath(ctx.env),
+    backend: setting(settings, 'backend', backend),
+    baseUrl: setting(settings, 'base-url', settings.baseUrl),
+    wsUrl: setting(settings, 'ws-url', backend === 'ws' ? settings.wsUrl : undefined),
     token: token
-      ? { set: true, masked: maskToken(token), source: settings.sources.token ?? null, from: from(settings, file, 'token', settings.sources.token ?? null) }
+      ? { set: true, masked: maskToken(token), source: settings.sources.token ?? null, from: from(settings, 'token', settings.sources.token ?? null) }
       : { set: false, masked: null, source: null, from: null },
     service: { checked: false, accepted: null, status: 'not-needed', url: null, ms: null, message: '' },
   };
@@ -118,6 +120,7 @@ export async function runAuthStatus(ctx: CommandContext, options: AuthStatusOpti
     const shown = (s: Setting) => (s.value === null ? 'not set' : `${s.value} (${s.from})`);
     const pairs: Array<[string, string]> = [
       ['profile', status.profile],
+      ['config', status.config],
       ['backend', shown(status.backend)],
       ['base-url', shown(status.baseUrl)],
       ...(status.wsUrl.value !== null ? [['ws-url', shown(status.wsUrl)] as [string, string]] : []),
@@ -127,8 +130,12 @@ export async function runAuthStatus(ctx: CommandContext, options: AuthStatusOpti
     for (const line of rows(pairs)) ctx.io.out(line);
   }
   if (exitCode !== ExitCode.ok) {
-    const why = { 'no-token': 'no token is set', 'no-url': 'no URL is set', 'auth-refused': 'the service refused the token' }[status.service.status as string];
-    throw new IncompleteError(`Token not accepted: ${why ?? 'the service could not be asked'}`, exitCode);
+    const why: Record<string, string> = {
+      'no-token': 'No token is set',
+      'no-url': 'The token cannot be checked: no URL is set',
+      'auth-refused': 'The service refused the token',
+    };
+    throw new IncompleteError(why[status.service.status] ?? 'The token cannot be checked: the service could not be asked', exitCode);
   }
 }
 
