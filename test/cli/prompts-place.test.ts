@@ -197,6 +197,31 @@ describe('trade place at a terminal', () => {
     expect(storeRows('SELECT account FROM orders')).toEqual([{ account: 'Sim102' }]);
   });
 
+  it('when the account list cannot be read, says so and asks for a typed name, checked as it is typed', async () => {
+    // A port nothing listens on: ListAccounts fails, and so would the order.
+    const { createServer } = await import('node:net');
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const extraEnv = { TRADE_BACKEND: 'http', TRADE_BASE_URL: `http://127.0.0.1:${port}`, TRADE_TOKEN: 'a-token-for-nothing-0123', TRADE_TIMEOUT: '1' };
+    const result = await interactive(
+      ['place', ...orderArgs({ '--account': null })],
+      async (t) => {
+        await t.waitFor('Cannot list the accounts (');
+        await t.waitFor('type the name instead.');
+        await t.answer('Account', enter);
+        await t.waitFor('is required');
+        await t.type(...'x'.repeat(65), enter);
+        await t.waitFor('must be at most 64 characters');
+        await t.type(ctrlC);
+      },
+      extraEnv,
+    );
+    expect(result.code).toBe(130);
+    expect(result.screen).not.toContain('✔ Account');
+  });
+
   it('refuses an unknown --strategy before the first question, naming the templates', async () => {
     expect((await runCli(['atm', 'add', 'Scalp', '--stop-loss', '8', '--profit-target', '16'], env)).code).toBe(0);
     const result = await interactive(['place', ...orderArgs({ '--quantity': null }), '--strategy', 'Scalpp'], async () => {});
