@@ -29,6 +29,8 @@ export interface CommandContext {
   defaultAccount(): Promise<string | undefined>;
   /** Secrets that must never be printed (the token, once known). */
   secrets(): string[];
+  /** Adds a secret to redact from every line printed from now on (a token typed at `trade login`). */
+  addSecret(secret: string): void;
   /** Asks a person, on stdin and stderr. Loads inquirer on first use, so only when a prompt is shown. */
   prompter(): Promise<Prompter>;
 }
@@ -94,6 +96,9 @@ export function createContext(io: Io, env: Env, options: ContextOptions = {}): M
       return (await ctx.settings()).account;
     },
     secrets: () => [...known, ...(env.TRADE_TOKEN ? [env.TRADE_TOKEN] : [])],
+    addSecret(secret) {
+      if (secret !== '' && !known.includes(secret)) known.push(secret);
+    },
     async prompter() {
       if (options.prompter) return options.prompter(io);
       const { createPrompter } = await import('./prompts.js');

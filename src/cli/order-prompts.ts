@@ -48,19 +48,33 @@ export function promptMode(io: Io, flags: PromptFlags, missingCount: number): Pr
 /** An empty answer means "not given", so the schema says "is required" rather than "got ''". */
 const given = (text: string): string | undefined => (text === '' ? undefined : text);
 
-interface AskOptions {
+export interface AskOptions {
   review: boolean;
   defaultAccount?: string;
-  /** The embedded engine's accounts, offered as a list; remote backends get a typed name. */
+  /** The backend's accounts (ListAccounts), offered as a list; undefined or empty: a typed name. */
   accounts?: string[];
+  /**
+   * The ATM store's templates, offered as a list when reviewing; undefined (a remote backend, or
+   * the store could not be read): a typed name; empty: nothing to pick, so not asked.
+   */
+  templates?: string[];
+}
+
+/** The entry of a list that matches `wanted` in any case (account and template names are case-blind). */
+export function listed(names: readonly string[], wanted: string | undefined): string | undefined {
+  if (wanted === undefined) return undefined;
+  const lower = wanted.toLowerCase();
+  return names.find((n) => n.toLowerCase() === lower);
 }
 
 const upper = (value: unknown): string | undefined => (typeof value === 'string' ? value.toUpperCase() : undefined);
 const text = (value: unknown): string | undefined => (value === undefined ? undefined : String(value));
 
 /**
- * Asks, in a trader's order, for every field the flags left out (or for every field when
- * reviewing). Returns the completed draft; the schema still has the last word.
+ * Asks, in a trader's order, for every required field the draft (flags and the configured
+ * account) leaves out, or for every field when reviewing (-i): the optional OCO group and ATM
+ * strategy only then. Each typed answer is checked by the schema as it is given. Returns the
+ * completed draft; the schema still has the last word.
  */
 export async function promptDraft(prompter: Prompter, flags: OrderDraft, options: AskOptions): Promise<OrderDraft> {
   const draft: OrderDraft = { ...flags };
@@ -69,11 +83,10 @@ export async function promptDraft(prompter: Prompter, flags: OrderDraft, options
   if (ask('account')) {
     const preferred = text(flags.account) ?? options.defaultAccount;
     if (options.accounts && options.accounts.length > 0) {
-      const match = options.accounts.find((a) => a.toLowerCase() === preferred?.toLowerCase());
       draft.account = await prompter.select({
         message: 'Account',
         choices: options.accounts.map((a) => ({ value: a })),
-        default: match,
+        default: listed(options.accounts, preferred),
       });
     } else {
       draft.account = await prompter.text({
@@ -145,20 +158,38 @@ export async function promptDraft(prompter: Prompter, flags: OrderDraft, options
       default: upper(flags.timeInForce),
     });
   }
-  for (const [field, label] of [
-    ['ocoId', 'OCO group id (Enter skips)'],
-    ['strategy', 'ATM strategy (Enter skips)'],
-  ] as const) {
-    if (!ask(field)) continue;
-    const answer = await prompter.text({
-      message: label,
-      default: text(flags[field]),
-      validate: (v) => (v === '' ? undefined : fieldError(field, v)),
-    });
-    if (answer === '') delete draft[field];
-    else draft[field] = answer;
-  }
+  if (!options.review) return draft;
+  const oco = await prompter.text({
+    message: 'OCO group id (Enter skips)',
+    default: text(flags.ocoId),
+    validate: (v) => (v === '' ? undefined : fieldError('ocoId', v)),
+  });
+  if (oco === '') delete draft.ocoId;
+  else draft.ocoId = oco;
+  const strategy = await askStrategy(prompter, text(flags.strategy), options.templates);
+  if (strategy === undefined) delete draft.strategy;
+  else draft.strategy = strategy;
   return draft;
+}
+
+/** The ATM template: picked from the store's list, or typed (checked by the schema) when there is no list. */
+async function askStrategy(prompter: Prompter, given: string | undefined, templates: string[] | undefined): Promise<string | undefined> {
+  if (templates === undefined) {
+    const answer = await prompter.text({
+      message: 'ATM strategy (Enter skips)',
+      default: given,
+      validate: (v) => (v === '' ? undefined : fieldError('strategy', v)),
+    });
+    return answer === '' ? undefined : answer;
+  }
+  // An empty store has nothing to pick (a --strategy was refused before any question).
+  if (templates.length === 0) return undefined;
+  const answer = await prompter.select({
+    message: 'ATM strategy',
+    choices: [{ value: '', name: '(none)' }, ...templates.map((value) => ({ value }))],
+    default: listed(templates, given) ?? '',
+  });
+  return answer === '' ? undefined : answer;
 }
 
 /** The one line a person checks before sending: the whole order, the account, where it goes. */

@@ -782,13 +782,47 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
 
   program
     .command('login')
-    .summary('Save the access token for a --profile')
-    .description('Save the access token for the chosen --profile, from a masked prompt or from stdin.')
+    .summary('Check the access token with the service and save it for a --profile')
+    .description(
+      "Save the access token for the chosen --profile, from a masked prompt or from stdin. The service is asked first (one authenticated read, as `trade auth status` does): a refused token is not saved (exit 3), and when the service cannot be asked nothing is saved either (exit 4) unless --no-verify. On embedded with no base URL there is nothing to ask, and the token is saved unchecked.",
+    )
     .option('--token-stdin', 'read the token from stdin (for scripts)')
-    .addHelpText('after', examples('trade login', 'trade --profile live login --token-stdin < ~/.secrets/trade-token'))
+    .option('--no-verify', 'save the token without asking the service whether it takes it')
+    .addHelpText(
+      'after',
+      examples('trade login', 'trade --profile live login --token-stdin < ~/.secrets/trade-token', 'trade --profile live login --no-verify'),
+    )
     .action(async (options) => {
       const { runLogin } = await import('./commands/login.js');
       await runLogin(ctx, options);
+    });
+
+  program
+    .command('logout')
+    .summary("Remove the access token from a --profile")
+    .description("Remove the chosen --profile's saved token from the config; says so when TRADE_TOKEN still gives one.")
+    .addHelpText('after', examples('trade logout', 'trade --profile live logout'))
+    .action(async () => {
+      const { runLogout } = await import('./commands/auth.js');
+      await runLogout(ctx);
+    });
+
+  const auth = program
+    .command('auth')
+    .summary('Show the token in effect and whether the service takes it')
+    .description('Show the token in effect (masked) and where it comes from, and whether the service takes it.')
+    .addHelpText('after', examples('trade auth status', 'trade --profile live auth status --json'));
+  auth
+    .command('status')
+    .summary('The token in effect, where it comes from, and whether the service takes it')
+    .description(
+      "The token in effect, masked, and where it comes from (TRADE_TOKEN or the profile), the backend and base URL, and whether the service takes it: one authenticated read (GetAllPositions), waiting at most 5 seconds; nothing is placed. On embedded no token is needed and none is sent. Exit 0 when the token is taken (or not needed), 3 when none is set, no URL is set or the service refuses it, 4 when the service cannot be asked.",
+    )
+    .option('--json', 'print {"profile","backend","baseUrl","wsUrl","token","service"}')
+    .addHelpText('after', examples('trade auth status', 'TRADE_BACKEND=http trade auth status --json'))
+    .action(async (options) => {
+      const { runAuthStatus } = await import('./commands/auth.js');
+      await runAuthStatus(ctx, options);
     });
 
   program

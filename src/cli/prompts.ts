@@ -113,7 +113,8 @@ export async function createPrompter(io: Io): Promise<Prompter> {
             choices: question.choices.map((c) => ({
               value: c.value,
               name: c.name ?? c.value,
-              short: c.value,
+              // A blank choice ("none") is shown by its name once answered.
+              short: c.value === '' ? (c.name ?? '') : c.value,
               disabled: c.disabled ?? false,
             })),
             default: question.default,

@@ -91,7 +91,11 @@ describe('config store', () => {
   it('login --token-stdin saves the token; it is shown masked unless --show-token', async () => {
     const saved = await login();
     expect(saved.code).toBe(0);
-    expect(saved.stderr).toBe(`Token ${MASKED} saved for profile default in ${join(env.TRADE_CONFIG_DIR!, 'config.json')}\n`);
+    // On embedded with no base URL there is no service to ask.
+    expect(saved.stderr).toBe(
+      `Token ${MASKED} saved for profile default in ${join(env.TRADE_CONFIG_DIR!, 'config.json')}\n` +
+        '  not checked: the embedded backend needs no token and no base URL is set\n',
+    );
     const list = await runBin(['config', 'list'], env);
     expect(list.stdout).toContain(`token     ${MASKED}  config`);
     expect(list.stdout + list.stderr).not.toContain(TOKEN);

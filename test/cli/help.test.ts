@@ -88,6 +88,9 @@ describe('help', () => {
       'config list',
       'config path',
       'login',
+      'logout',
+      'auth',
+      'auth status',
       'completion',
       'doctor',
       'serve',
@@ -125,7 +128,7 @@ describe('help', () => {
   });
 
   it('a command group without a subcommand prints its help on stderr, exit 2', async () => {
-    for (const group of ['price', 'atm', 'watch', 'config']) {
+    for (const group of ['price', 'atm', 'watch', 'config', 'auth']) {
       const result = await runCli([group], env);
       expect(result.code).toBe(2);
       expect(result.stdout).toBe('');

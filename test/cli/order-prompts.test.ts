@@ -73,15 +73,15 @@ describe('promptMode', () => {
 });
 
 describe('promptDraft', () => {
-  it('on a remote backend asks for the account by name, the configured default offered', async () => {
+  it('without an account list asks for the account by name, the configured default offered; never the optional fields', async () => {
     const { prompter, asked } = scripted(
-      { Account: 'Live7', Instrument: 'es 09-25', Action: 'SELL', Quantity: '2', 'Order type': 'STOPLIMIT', 'Limit price': '4400.5', 'Stop price': '4401', 'Time in force': 'GTC', OCO: '', ATM: 'Runner' },
+      { Account: 'Live7', Instrument: 'es 09-25', Action: 'SELL', Quantity: '2', 'Order type': 'STOPLIMIT', 'Limit price': '4400.5', 'Stop price': '4401', 'Time in force': 'GTC' },
       ['', ' x', '0'],
     );
     const draft = await promptDraft(prompter, {}, { review: false, defaultAccount: 'Live7' });
     expect(parseOrder(draft)).toEqual({
       account: 'Live7', instrument: 'ES 09-25', action: 'SELL', quantity: 2, orderType: 'STOPLIMIT',
-      limitPrice: 4400.5, stopPrice: 4401, timeInForce: 'GTC', strategy: 'Runner',
+      limitPrice: 4400.5, stopPrice: 4401, timeInForce: 'GTC',
     });
     expect(asked.map((a) => [a.kind, a.message, a.default])).toEqual([
       ['text', 'Account', 'Live7'],
@@ -92,19 +92,47 @@ describe('promptDraft', () => {
       ['text', 'Limit price', undefined],
       ['text', 'Stop price', undefined],
       ['select', 'Time in force', undefined],
-      ['text', 'OCO group id (Enter skips)', undefined],
-      ['text', 'ATM strategy (Enter skips)', undefined],
     ]);
-    // Each typed answer is checked by the schema, in its words; Enter alone skips the optional ones.
+    // Each typed answer is checked by the schema, in its words, as it is given.
     expect(asked.filter((a) => a.kind === 'text').map((a) => a.refused)).toEqual([
       { '': 'is required', ' x': 'must not start or end with spaces', '0': undefined },
       { '': 'is required', ' x': `unknown root 'X' in ' x'; known roots: ${ROOTS}`, '0': `unknown root '0' in '0'; known roots: ${ROOTS}` },
       { '': 'is required', ' x': "must be a whole number, got ' x'", '0': 'must be at least 1, got 0' },
       { '': 'is required for STOPLIMIT orders', ' x': "must be a positive number, got ' x'", '0': 'must be a positive number, got 0' },
       { '': 'is required for STOPLIMIT orders', ' x': "must be a positive number, got ' x'", '0': 'must be a positive number, got 0' },
-      { '': undefined, ' x': 'must not start or end with spaces', '0': undefined },
-      { '': undefined, ' x': 'must not start or end with spaces', '0': undefined },
     ]);
+  });
+
+  it('asks nothing of a draft whose required fields are all there, the account from the config included', async () => {
+    const { prompter, asked } = scripted({});
+    const given = { account: 'Live7', instrument: 'ES 09-25', action: 'BUY', quantity: 1, orderType: 'MARKET', timeInForce: 'DAY' };
+    expect(await promptDraft(prompter, given, { review: false, defaultAccount: 'Live7', accounts: ['Live7'], templates: ['Scalp'] })).toEqual(given);
+    expect(asked).toEqual([]);
+  });
+
+  it('reviewing without a template list asks the ATM strategy as text, checked as it is typed; Enter skips', async () => {
+    const { prompter, asked } = scripted({ Account: 'Live7', Instrument: 'ES 09-25', Action: 'BUY', Quantity: '1', 'Order type': 'MARKET', 'Time in force': 'DAY', OCO: '', ATM: 'Runner' }, ['', ' x', 'x'.repeat(65)]);
+    const draft = await promptDraft(prompter, {}, { review: true });
+    expect(draft.strategy).toBe('Runner');
+    expect(draft).not.toHaveProperty('ocoId');
+    expect(asked.slice(-2)).toEqual([
+      { kind: 'text', message: 'OCO group id (Enter skips)', default: undefined, refused: { '': undefined, ' x': 'must not start or end with spaces', ['x'.repeat(65)]: 'must be at most 64 characters' } },
+      { kind: 'text', message: 'ATM strategy (Enter skips)', default: undefined, refused: { '': undefined, ' x': 'must not start or end with spaces', ['x'.repeat(65)]: 'must be at most 64 characters' } },
+    ]);
+  });
+
+  it("reviewing with the store's templates offers them as a list, the flag's one chosen in any case; (none) drops it", async () => {
+    const answers = { Account: 'Sim101', Instrument: 'ES 09-25', Action: 'BUY', Quantity: '1', 'Order type': 'MARKET', 'Time in force': 'DAY', OCO: '' };
+    const flags = { strategy: 'scalp' };
+    const picked = scripted({ ...answers, ATM: 'Scalp' });
+    expect((await promptDraft(picked.prompter, flags, { review: true, templates: ['Runner', 'Scalp'] })).strategy).toBe('Scalp');
+    expect(picked.asked.at(-1)).toEqual({ kind: 'select', message: 'ATM strategy', default: 'Scalp' });
+    const none = scripted({ ...answers, ATM: '' });
+    expect(await promptDraft(none.prompter, flags, { review: true, templates: ['Runner', 'Scalp'] })).not.toHaveProperty('strategy');
+    // An empty store has nothing to pick: no question.
+    const empty = scripted(answers);
+    expect(await promptDraft(empty.prompter, {}, { review: true, templates: [] })).not.toHaveProperty('strategy');
+    expect(empty.asked.map((a) => a.message)).not.toContain('ATM strategy');
   });
 
   it('reviewing (-i) asks every field with the flags as defaults', async () => {

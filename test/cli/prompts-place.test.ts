@@ -34,8 +34,6 @@ describe('trade place at a terminal', () => {
       await t.answer('Quantity', '3', enter);
       await t.answer('Order type', enter);
       await t.answer('Time in force', down, enter);
-      await t.answer('OCO group id (Enter skips)', enter);
-      await t.answer('ATM strategy (Enter skips)', enter);
       await t.answer('Send this order? (Y/n)', enter);
     });
     expect(result.code).toBe(0);
@@ -46,8 +44,6 @@ describe('trade place at a terminal', () => {
       '✔ Quantity (contracts) 3',
       '✔ Order type MARKET',
       '✔ Time in force GTC',
-      '✔ OCO group id (Enter skips)',
-      '✔ ATM strategy (Enter skips)',
       '✔ Send this order? Yes',
     ]);
     expect(result.screen).toContain(
@@ -64,17 +60,16 @@ describe('trade place at a terminal', () => {
     { type: 'LIMIT', downs: 1, prices: [['Limit price', '4500.25']], limit: 4500.25, stop: null },
     { type: 'STOPMARKET', downs: 2, prices: [['Stop price', '4400']], limit: null, stop: 4400 },
     { type: 'STOPLIMIT', downs: 3, prices: [['Limit price', '4401.5'], ['Stop price', '4400']], limit: 4401.5, stop: 4400 },
-  ])('asks only the prices a $type order uses', async ({ type, downs, prices, limit, stop }) => {
-    // The engine refuses unknown ATM templates, so the one typed below must exist.
+  ])('asks only the prices a $type order uses, and not the OCO group or ATM strategy', async ({ type, downs, prices, limit, stop }) => {
+    // The engine refuses unknown ATM templates, so the one given below must exist.
     expect((await runCli(['atm', 'add', 'Scalp 2', '--stop-loss', '8', '--profit-target', '16'], env)).code).toBe(0);
-    const result = await interactive(['place', '--account', 'Sim101', '--instrument', 'NQ 12-25', '--json'], async (t) => {
+    const argv = ['place', '--account', 'Sim101', '--instrument', 'NQ 12-25', '--oco-id', 'bracket-1', '--strategy', 'scalp 2', '--json'];
+    const result = await interactive(argv, async (t) => {
       await t.answer('Action', enter);
       await t.answer('Quantity', '1', enter);
       await t.answer('Order type', ...Array<string>(downs).fill(down), enter);
       for (const [question, price] of prices) await t.answer(question!, ...price!, enter);
       await t.answer('Time in force', enter);
-      await t.answer('OCO group id', ...'bracket-1', enter);
-      await t.answer('ATM strategy', ...'Scalp 2', enter);
       await t.answer('Send this order?', enter);
     });
     expect(result).toMatchObject({ code: 0, stdout: `{"orderId":"${ID1}","success":true}\n` });
@@ -84,8 +79,6 @@ describe('trade place at a terminal', () => {
       `✔ Order type ${type}`,
       ...prices.map(([question, price]) => `✔ ${question} ${price}`),
       '✔ Time in force DAY',
-      '✔ OCO group id (Enter skips) bracket-1',
-      '✔ ATM strategy (Enter skips) Scalp 2',
       '✔ Send this order? Yes',
     ]);
     expect(storeRows(`SELECT order_type, limit_price, stop_price, oco_id, strategy FROM orders`)).toEqual([
@@ -98,14 +91,12 @@ describe('trade place at a terminal', () => {
     const result = await interactive(argv, async (t) => {
       await t.answer('Action', enter);
       await t.answer('Limit price', '4500', enter);
-      await t.answer('ATM strategy', enter);
       await t.answer('Send this order?', enter);
     });
     expect(result.code).toBe(0);
     expect(answered(result.screen)).toEqual([
       '✔ Action BUY',
       '✔ Limit price 4500',
-      '✔ ATM strategy (Enter skips)',
       '✔ Send this order? Yes',
     ]);
     expect(storeRows(`SELECT ${ORDER_COLUMNS} FROM orders`)).toEqual([
@@ -130,10 +121,6 @@ describe('trade place at a terminal', () => {
       await t.type(...'-3', enter);
       await t.waitFor('must be a positive number, got -3');
       await t.type(backspace, backspace, ...'4500', enter);
-      await t.answer('OCO group id', ' ', enter);
-      await t.answer('ATM strategy', ...'x'.repeat(65), enter);
-      await t.waitFor('must be at most 64 characters');
-      await t.type(...Array<string>(65).fill(backspace), enter);
       await t.answer('Send this order?', enter);
     });
     expect(result.code).toBe(0);
@@ -141,9 +128,6 @@ describe('trade place at a terminal', () => {
       '✔ Instrument (e.g. ES 09-25) ES 12-25',
       '✔ Quantity (contracts) 2',
       '✔ Limit price 4500',
-      // A space alone is trimmed to nothing: skipped.
-      '✔ OCO group id (Enter skips)',
-      '✔ ATM strategy (Enter skips)',
       '✔ Send this order? Yes',
     ]);
     expect(storeRows('SELECT instrument, quantity, limit_price, oco_id, strategy FROM orders')).toEqual([
@@ -157,8 +141,6 @@ describe('trade place at a terminal', () => {
       await t.waitFor('MARKET (does not use --limit-price)');
       // The cursor starts on the first type that can be picked.
       await t.type(enter);
-      await t.answer('OCO group id', enter);
-      await t.answer('ATM strategy', enter);
       await t.answer('Send this order?', enter);
     });
     expect(result.code).toBe(0);
@@ -167,30 +149,91 @@ describe('trade place at a terminal', () => {
     expect(storeRows('SELECT order_type, limit_price FROM orders')).toEqual([{ order_type: 'LIMIT', limit_price: 4500 }]);
   });
 
-  it("lists the embedded engine's accounts, the default account chosen", async () => {
+  it("lists the backend's accounts when no account is configured", async () => {
     await runCli(['accounts', 'add', 'Sim102'], env);
-    const result = await interactive(
-      ['place', ...orderArgs({ '--account': null, '--instrument': null })],
-      async (t) => {
-        await t.waitFor('? Account\n  Sim101\n❯ Sim102\n');
-        await t.type(enter);
-        await t.answer('Instrument', ...'CL 01-26', enter);
-        await t.answer('OCO group id', enter);
-        await t.answer('ATM strategy', enter);
-        await t.answer('Send this order?', enter);
-      },
-      { TRADE_ACCOUNT: 'sim102' },
-    );
+    const result = await interactive(['place', ...orderArgs({ '--account': null, '--instrument': null })], async (t) => {
+      await t.waitFor('? Account\n❯ Sim101\n  Sim102\n');
+      await t.type(down, enter);
+      await t.answer('Instrument', ...'CL 01-26', enter);
+      await t.answer('Send this order?', enter);
+    });
     expect(result.code).toBe(0);
     expect(answered(result.screen)[0]).toBe('✔ Account Sim102');
     expect(storeRows('SELECT account, instrument FROM orders')).toEqual([{ account: 'Sim102', instrument: 'CL 01-26' }]);
   });
 
+  it.each([
+    { source: 'the config', setting: ['config', 'set', 'account', 'sim102'], extraEnv: {} },
+    { source: 'TRADE_ACCOUNT', setting: undefined, extraEnv: { TRADE_ACCOUNT: 'sim102' } },
+  ])('does not ask for the account $source sets', async ({ setting, extraEnv }) => {
+    await runCli(['accounts', 'add', 'Sim102'], env);
+    if (setting) expect((await runCli(setting, env)).code).toBe(0);
+    const result = await interactive(
+      ['place', ...orderArgs({ '--account': null, '--quantity': null })],
+      async (t) => {
+        await t.answer('Quantity', '2', enter);
+        await t.answer('Send this order?', enter);
+      },
+      extraEnv,
+    );
+    expect(result.code).toBe(0);
+    expect(answered(result.screen)).toEqual(['✔ Quantity (contracts) 2', '✔ Send this order? Yes']);
+    expect(result.screen).not.toContain('Account');
+    expect(result.screen).toContain('· account sim102 ·');
+    expect(storeRows('SELECT account, quantity FROM orders')).toEqual([{ account: 'Sim102', quantity: 2 }]);
+  });
+
+  it('with -i asks the account too, from the list, the configured one chosen', async () => {
+    await runCli(['accounts', 'add', 'Sim102'], env);
+    expect((await runCli(['config', 'set', 'account', 'Sim102'], env)).code).toBe(0);
+    const result = await interactive(['place', ...orderArgs({ '--account': null }), '-i'], async (t) => {
+      await t.waitFor('? Account\n  Sim101\n❯ Sim102\n');
+      await t.type(enter);
+      for (const q of ['Instrument', 'Action', 'Quantity', 'Order type', 'Time in force', 'OCO group id']) await t.answer(q, enter);
+      await t.answer('Send this order?', enter);
+    });
+    expect(result.code).toBe(0);
+    expect(answered(result.screen)[0]).toBe('✔ Account Sim102');
+    expect(storeRows('SELECT account FROM orders')).toEqual([{ account: 'Sim102' }]);
+  });
+
+  it('when the account list cannot be read, says so and asks for a typed name, checked as it is typed', async () => {
+    // A port nothing listens on: ListAccounts fails, and so would the order.
+    const { createServer } = await import('node:net');
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const extraEnv = { TRADE_BACKEND: 'http', TRADE_BASE_URL: `http://127.0.0.1:${port}`, TRADE_TOKEN: 'a-token-for-nothing-0123', TRADE_TIMEOUT: '1' };
+    const result = await interactive(
+      ['place', ...orderArgs({ '--account': null })],
+      async (t) => {
+        await t.waitFor('Cannot list the accounts (');
+        await t.waitFor('type the name instead.');
+        await t.answer('Account', enter);
+        await t.waitFor('is required');
+        await t.type(...'x'.repeat(65), enter);
+        await t.waitFor('must be at most 64 characters');
+        await t.type(ctrlC);
+      },
+      extraEnv,
+    );
+    expect(result.code).toBe(130);
+    expect(result.screen).not.toContain('✔ Account');
+  });
+
+  it('refuses an unknown --strategy before the first question, naming the templates', async () => {
+    expect((await runCli(['atm', 'add', 'Scalp', '--stop-loss', '8', '--profit-target', '16'], env)).code).toBe(0);
+    const result = await interactive(['place', ...orderArgs({ '--quantity': null }), '--strategy', 'Scalpp'], async () => {});
+    expect(result.code).toBe(2);
+    expect(result.screen).not.toContain('?');
+    expect(result.stderr).toContain("--strategy: ATM strategy template 'Scalpp' not found; the list has Scalp");
+    expect(storeRows('SELECT * FROM orders')).toEqual([]);
+  });
+
   it('keeps stdout to the JSON body while the prompts draw on stderr', async () => {
     const result = await interactive(['place', ...orderArgs({ '--quantity': null }), '--json'], async (t) => {
       await t.answer('Quantity', '5', enter);
-      await t.answer('OCO group id', enter);
-      await t.answer('ATM strategy', enter);
       await t.answer('Send this order?', enter);
     });
     expect(result.stdout).toBe(`{"orderId":"${ID1}","success":true}\n`);
@@ -200,8 +243,6 @@ describe('trade place at a terminal', () => {
   it('-y/--yes sends after the prompts without the confirm', async () => {
     const result = await interactive(['place', ...orderArgs({ '--tif': null }), '-y'], async (t) => {
       await t.answer('Time in force', enter);
-      await t.answer('OCO group id', enter);
-      await t.answer('ATM strategy', enter);
     });
     expect(result.code).toBe(0);
     // The result says what was placed; the line before the confirm would only repeat it.
@@ -220,8 +261,6 @@ describe('cancelling', () => {
   it('declining the confirm sends nothing: exit 130', async () => {
     const result = await interactive(['place', ...orderArgs({ '--instrument': null })], async (t) => {
       await t.answer('Instrument', ...'ES 09-25', enter);
-      await t.answer('OCO group id', enter);
-      await t.answer('ATM strategy', enter);
       await t.answer('Send this order? (Y/n)', 'n', enter);
     });
     expect(result.code).toBe(130);
@@ -251,8 +290,6 @@ describe('cancelling', () => {
   it('Ctrl-C at the confirm sends nothing: exit 130', async () => {
     const result = await interactive(['place', ...orderArgs({ '--action': null })], async (t) => {
       await t.answer('Action', enter);
-      await t.answer('OCO group id', enter);
-      await t.answer('ATM strategy', enter);
       await t.answer('Send this order?', ctrlC);
     });
     expect(result.code).toBe(130);

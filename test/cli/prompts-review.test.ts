@@ -21,9 +21,10 @@ beforeEach(() => {
 afterEach(() => cleanup());
 
 describe('-i/--interactive', () => {
-  it('asks every field with the flag values as defaults, even when all are given', async () => {
+  it('asks every field with the flag values as defaults, even when all are given; the ATM template from a list', async () => {
     expect((await runCli(['atm', 'add', 'Scalp', '--stop-loss', '8', '--profit-target', '16'], env)).code).toBe(0);
-    const argv = ['place', ...orderArgs({ '--order-type': 'LIMIT' }), '--limit-price', '4500', '--strategy', 'Scalp', '-i'];
+    expect((await runCli(['atm', 'add', 'Runner', '--stop-loss', '12', '--profit-target', '40'], env)).code).toBe(0);
+    const argv = ['place', ...orderArgs({ '--order-type': 'LIMIT' }), '--limit-price', '4500', '--strategy', 'scalp', '-i'];
     const result = await interactive(argv, async (t) => {
       await t.answer('Account', enter);
       await t.answer('Instrument (e.g. ES 09-25) (ES 09-25)', enter);
@@ -33,11 +34,13 @@ describe('-i/--interactive', () => {
       await t.answer('Limit price (4500)', enter);
       await t.answer('Time in force', enter);
       await t.answer('OCO group id', enter);
-      await t.answer('ATM strategy (Enter skips) (Scalp)', enter);
+      // The store's templates, in name order, the flag's one chosen.
+      await t.answer('? ATM strategy\n  (none)\n  Runner\n❯ Scalp\n', enter);
       await t.answer('Send this order?', enter);
     });
     expect(result.code).toBe(0);
     expect(answered(result.screen)).toHaveLength(10);
+    expect(answered(result.screen)[8]).toBe('✔ ATM strategy Scalp');
     expect(storeRows(`SELECT ${ORDER_COLUMNS} FROM orders`)).toEqual([
       { account: 'Sim101', instrument: 'ES 09-25', action: 'BUY', quantity: 4, order_type: 'LIMIT', limit_price: 4500, stop_price: null, time_in_force: 'DAY', oco_id: null, strategy: 'Scalp' },
     ]);
@@ -48,7 +51,8 @@ describe('-i/--interactive', () => {
     const result = await interactive(argv, async (t) => {
       for (const q of ['Account', 'Instrument', 'Action', 'Quantity']) await t.answer(q, enter);
       await t.answer('Order type', KEY.up, enter);
-      for (const q of ['Time in force', 'OCO group id', 'ATM strategy']) await t.answer(q, enter);
+      // The store has no ATM templates: nothing to pick, so no question.
+      for (const q of ['Time in force', 'OCO group id']) await t.answer(q, enter);
       await t.answer('Send this order?', enter);
     });
     expect(result.code).toBe(0);
@@ -66,8 +70,6 @@ describe('trade reverse at a terminal', () => {
       await t.answer('Quantity', '1', enter);
       await t.answer('Order type', enter);
       await t.answer('Time in force', enter);
-      await t.answer('OCO group id', enter);
-      await t.answer('ATM strategy', enter);
       await t.answer('Close the position and send this order? (Y/n)', 'y', enter);
     });
     expect(result.code).toBe(0);
@@ -80,8 +82,6 @@ describe('trade reverse at a terminal', () => {
     await runCli(['place', ...orderArgs({ '--quantity': '2' })], env, { engine });
     const result = await interactive(['reverse', ...orderArgs({ '--action': 'SELL', '--tif': null })], async (t) => {
       await t.answer('Time in force', enter);
-      await t.answer('OCO group id', enter);
-      await t.answer('ATM strategy', enter);
       await t.answer('Close the position and send this order?', 'n', enter);
     });
     expect(result.code).toBe(130);

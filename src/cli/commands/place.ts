@@ -63,11 +63,16 @@ function checkGivenFlags(kind: OrderCommand, draft: OrderDraft): void {
   if (issues.length > 0) throw withFlagHint(kind, issues);
 }
 
-/** Asks for what is missing (or everything, with -i), then shows the order and asks to send it. */
+/**
+ * Asks for the required fields still missing (or everything, with -i), picking the account and the
+ * ATM template from lists, then shows the order and asks to send it.
+ */
 async function askForOrder(ctx: CommandContext, kind: OrderCommand, options: OrderCommandOptions, backend: Backend, review: boolean): Promise<Order> {
-  const accounts = backend.name === 'embedded' ? await using(await ctx.openEngine(), (e) => e.listAccounts()) : undefined;
+  const defaults = { account: await ctx.defaultAccount() };
+  const { promptLists } = await import('../prompt-lists.js');
+  const lists = await promptLists(ctx, backend, draftFromFlags(options), review);
   const prompter = await ctx.prompter();
-  const draft = await promptDraft(prompter, draftFromFlags(options), { review, accounts, defaultAccount: await ctx.defaultAccount() });
+  const draft = await promptDraft(prompter, draftFromFlags(options, defaults), { review, ...lists, defaultAccount: defaults.account });
   const order = validated(kind, draft);
   if (!options.yes) await confirmOrder(ctx, prompter, kind, order, backend);
   return order;
