@@ -189,13 +189,18 @@ export function table(header: string[], rows: string[][]): string[] {
   return fitTable(header, rows).lines;
 }
 
+/** A space `note` does not break a line at. */
+export const NO_BREAK = '\u00a0';
+
 /** A message on stderr, wrapped at word boundaries to stderr's terminal width. */
 export function note(io: Io, text: string): void {
-  for (const line of wrapWords(text, io.errWidth)) io.err(io.errColor.dim(line));
+  for (const line of wrapWords(text, io.errWidth)) io.err(io.errColor.dim(line.replaceAll(NO_BREAK, ' ')));
 }
 
 /** Writes a fitted table to stdout, and says on stderr which columns were left out. */
 export function printTable(io: Io, fitted: FittedTable): void {
   for (const line of fitted.lines) io.out(line);
-  if (fitted.hidden.length > 0) note(io, `Not shown, to fit the terminal: ${fitted.hidden.join(', ')} (widen it, or use --json).`);
+  // A column's name (ORDER ID) is kept on one line: its space does not break.
+  const names = fitted.hidden.map((name) => name.replaceAll(' ', NO_BREAK)).join(', ');
+  if (fitted.hidden.length > 0) note(io, `Not shown, to fit the terminal: ${names} (widen it, or use --json).`);
 }

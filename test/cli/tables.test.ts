@@ -135,7 +135,7 @@ describe('tables fit the terminal', () => {
 describe('order ids by a unique prefix', () => {
   it('order, modify and cancel take a prefix on the embedded engine', async () => {
     await trades();
-    const shown = await at(120, ['order', '5c0ffee0']);
+    const shown = await at(120, ['order', '5c0ffee0', '--account', 'Sim101']);
     expect(shown.code).toBe(0);
     expect(shown.stdout).toContain(`  order id  ${ORDER_IDS[2]}\n`);
     expect((await at(120, ['modify', '5c0ffee0', '--account', 'Sim101', '--stop-price', '4488'])).stdout).toContain(`Changed order ${ORDER_IDS[2]}`);
