@@ -56,7 +56,7 @@ export async function runExecutions(ctx: CommandContext, options: ExecutionsOpti
   if (scope.account === undefined && !options.allAccounts) await accountFor(ctx, undefined, 'executions');
   const lookback = options.lookback === undefined ? {} : { lookbackTime: numberOrText(options.lookback) };
   const hint = "Nothing was sent. Run 'trade executions --help' for examples.";
-  // The arguments are checked with a stand-in account before anything is sent, for --all-accounts too.
+  // Checked before anything is sent; with --all-accounts under a stand-in name, each account's own when sent.
   const [args] = parseAll([() => parseArgs('GetExecutions', { account: scope.account ?? 'Sim101', ...lookback }, 'client')], { hint });
   const backend = await ctx.openBackend();
   const { body, executions, short } = await using(backend, async (b) => {
