@@ -23,16 +23,19 @@ export async function accountFor(ctx: CommandContext, flag: string | undefined, 
   return parseAll<[string]>([() => parseAccountName(raw)], { hint: `Nothing was sent. Run 'trade ${command} --help' for examples.` })[0];
 }
 
-/** One operation through the chosen backend; its answer as the service's body or as lines for a person. */
+/**
+ * One operation through the chosen backend; its answer as the service's body or as lines for a
+ * person. `args` may be made with the backend open (an order id prefix resolved), before the call.
+ */
 export async function callAndPrint<K extends OperationName>(
   ctx: CommandContext,
   name: K,
-  args: ArgsOf<K>,
+  args: ArgsOf<K> | ((backend: Backend) => Promise<ArgsOf<K>>),
   options: JsonOption,
   human: (result: CallResult<K>, backendLabel: string) => string[],
 ): Promise<CallResult<K>> {
   const backend = await ctx.openBackend();
-  const result = await using(backend, (b) => b.call(name, args));
+  const result = await using(backend, async (b) => b.call(name, typeof args === 'function' ? await args(b) : args));
   if (options.json) ctx.io.out(JSON.stringify(result.body));
   else for (const line of human(result, backend.label)) ctx.io.out(line);
   return result;

@@ -93,8 +93,17 @@ export function formatOrderResult(
   return [...lines, ...rows(pairs)];
 }
 
-/** `width`: fit to a terminal this wide (see fitTable). */
-export function formatPositions(positions: PositionRead[], includeFlat = false, width?: number): FittedTable {
+/**
+ * Columns a narrow terminal leaves out, the least needed first: the account when the list is one
+ * account's (every row says the same), then the prices a person can do without before the size
+ * and side; the account of a list of every account goes last.
+ */
+function positionColumnsOptional(oneAccount: boolean): string[] {
+  return oneAccount ? ['ACCOUNT', 'MARKET', 'AVG PRICE', 'UNREALIZED P&L'] : ['MARKET', 'AVG PRICE', 'UNREALIZED P&L', 'ACCOUNT'];
+}
+
+/** `width`: fit to a terminal this wide (see fitTable); `oneAccount`: the list is one account's. */
+export function formatPositions(positions: PositionRead[], includeFlat = false, width?: number, oneAccount = false): FittedTable {
   if (positions.length === 0) return { lines: [includeFlat ? 'No positions.' : 'No open positions.'], hidden: [] };
   return fitTable(
     ['ACCOUNT', 'INSTRUMENT', 'POSITION', 'QTY', 'AVG PRICE', 'MARKET', 'UNREALIZED P&L'],
@@ -108,19 +117,41 @@ export function formatPositions(positions: PositionRead[], includeFlat = false, 
       // Without both prices the service's 0.0 means "not known", not "no profit".
       p.marketPosition === 'Flat' || !p.averagePrice || !p.marketPrice ? '—' : formatMoney(p.unrealizedProfitLoss),
     ]),
-    { width, optional: ['MARKET', 'UNREALIZED P&L', 'AVG PRICE', 'ACCOUNT'] },
+    { width, optional: positionColumnsOptional(oneAccount) },
   );
 }
 
-/** Left out first when the terminal is narrow; the id, instrument, side, size, type and state stay. */
-const ORDER_COLUMNS_OPTIONAL = ['TIME', 'TIF', 'FILLED', 'AVG FILL', 'STOP', 'LIMIT', 'ACCOUNT'];
+/**
+ * The orders table's columns a narrow terminal leaves out, the least needed first: the time, the
+ * account (of a one-account list), the time in force, the type (its prices say it: a limit, a
+ * stop, both or neither), then the id (shortened already) before any price or quantity. The
+ * instrument, side, size and state always stay.
+ */
+function orderColumnsOptional(everyAccount: boolean): string[] {
+  return [
+    'TIME',
+    ...(everyAccount ? [] : ['ACCOUNT']),
+    'TIF',
+    'TYPE',
+    'ORDER ID',
+    'FILLED',
+    'AVG FILL',
+    'STOP',
+    'LIMIT',
+    ...(everyAccount ? ['ACCOUNT'] : []),
+  ];
+}
 
-export function formatOrders(orders: OrderRead[], width?: number): FittedTable {
+/**
+ * `short`: how to show an id (a unique prefix at a terminal, order-ids.ts); `everyAccount`: the
+ * list is of every account, so the account matters more.
+ */
+export function formatOrders(orders: OrderRead[], width?: number, short: (id: string) => string = (id) => id, everyAccount = false): FittedTable {
   if (orders.length === 0) return { lines: ['No orders.'], hidden: [] };
   return fitTable(
     ['ORDER ID', 'ACCOUNT', 'INSTRUMENT', 'ACTION', 'QTY', 'TYPE', 'LIMIT', 'STOP', 'TIF', 'STATE', 'FILLED', 'AVG FILL', 'TIME'],
     orders.map((o) => [
-      shown(o.orderId),
+      shown(short(o.orderId)),
       text(o.account),
       text(o.instrument),
       upper(o.orderAction),
@@ -134,7 +165,7 @@ export function formatOrders(orders: OrderRead[], width?: number): FittedTable {
       o.orderState === 'Filled' && !o.averageFillPrice ? 'unknown' : formatPrice(o.averageFillPrice),
       text(o.time),
     ]),
-    { width, optional: ORDER_COLUMNS_OPTIONAL },
+    { width, optional: orderColumnsOptional(everyAccount) },
   );
 }
 

@@ -34,6 +34,8 @@ export interface Io {
   errColor: Colors;
   /** The width to fit tables to: set only when stdout is a terminal. */
   width?: number;
+  /** The width messages wrap at: set only when stderr is a terminal. */
+  errWidth?: number;
 }
 
 /**
@@ -58,15 +60,41 @@ function columnsFromEnv(env: Env): number | undefined {
   return env.COLUMNS && Number.isInteger(n) && n > 0 ? n : undefined;
 }
 
-/** A terminal's width: COLUMNS when set (as `ls` and Python do), else the stream's own. */
+/** A terminal that does not say how wide it is is taken to be this wide. */
+export const DEFAULT_WIDTH = 80;
+
+/**
+ * A terminal's width: COLUMNS when set (as `ls` and Python do), else the stream's own, else 80.
+ * Undefined when the stream is not a terminal: piped output is never fitted.
+ */
 export function terminalWidth(stream: OutputStream, env: Env): number | undefined {
   if (!stream.isTTY) return undefined;
-  return columnsFromEnv(env) ?? (stream.columns && stream.columns > 0 ? stream.columns : undefined);
+  return columnsFromEnv(env) ?? (stream.columns && stream.columns > 0 ? stream.columns : DEFAULT_WIDTH);
 }
 
 /** The width help text wraps at: the terminal's, else COLUMNS, else undefined (commander's 80). */
 export function helpWidth(stream: OutputStream, env: Env): number | undefined {
   return terminalWidth(stream, env) ?? columnsFromEnv(env);
+}
+
+/**
+ * Text broken into lines of at most `width` characters at spaces; a word longer than the width
+ * gets a line of its own, whole (an id or a path is never cut). Without a width, one line.
+ */
+export function wrapWords(text: string, width: number | undefined): string[] {
+  if (width === undefined || text.length <= width) return [text];
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/ +/)) {
+    if (line === '') line = word;
+    else if (line.length + 1 + word.length <= width) line += ` ${word}`;
+    else {
+      lines.push(line);
+      line = word;
+    }
+  }
+  if (line !== '') lines.push(line);
+  return lines;
 }
 
 /**
@@ -112,6 +140,7 @@ export function createIo(
     color: createColors(colorLevel(env, streams.stdout)),
     errColor: createColors(colorLevel(env, streams.stderr)),
     width: terminalWidth(streams.stdout, env),
+    errWidth: terminalWidth(streams.stderr, env),
   };
 }
 
@@ -160,9 +189,18 @@ export function table(header: string[], rows: string[][]): string[] {
   return fitTable(header, rows).lines;
 }
 
+/** A space `note` does not break a line at. */
+export const NO_BREAK = '\u00a0';
+
+/** A message on stderr, wrapped at word boundaries to stderr's terminal width. */
+export function note(io: Io, text: string): void {
+  for (const line of wrapWords(text, io.errWidth)) io.err(io.errColor.dim(line.replaceAll(NO_BREAK, ' ')));
+}
+
 /** Writes a fitted table to stdout, and says on stderr which columns were left out. */
 export function printTable(io: Io, fitted: FittedTable): void {
   for (const line of fitted.lines) io.out(line);
-  if (fitted.hidden.length > 0)
-    io.err(io.errColor.dim(`Not shown, to fit the terminal: ${fitted.hidden.join(', ')} (widen it, or use --json).`));
+  // A column's name (ORDER ID) is kept on one line: its space does not break.
+  const names = fitted.hidden.map((name) => name.replaceAll(' ', NO_BREAK)).join(', ');
+  if (fitted.hidden.length > 0) note(io, `Not shown, to fit the terminal: ${names} (widen it, or use --json).`);
 }

@@ -149,7 +149,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .description(
       "Cancel a working order (Cancel); orders in its OCO group are cancelled with it. A filled, cancelled, expired or unknown order is refused. With --all, every working order of the account (CancelOrders); with --all-accounts, of every account (CancelAllOrders); --instrument narrows either to one instrument.",
     )
-    .argument('[order-id]', 'the id PlaceOrder returned (or your --order-id)')
+    .argument('[order-id]', 'the id PlaceOrder returned (or your --order-id), or a unique prefix of it (at least 4 characters)')
     .option('--account <name>', 'the account the order is in (required by remote backends)')
     .option('--all', "every working order of the account")
     .option('--all-accounts', 'every working order of every account')
@@ -175,7 +175,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
       .description(
         'Replace a working order (Replace): the new order the flags describe is checked first; then the old one is cancelled and the new one placed, both or neither. The new order gets an id of its own.',
       )
-      .argument('<order-id>', 'the working order to replace')
+      .argument('<order-id>', 'the working order to replace (its id, or a unique prefix of it)')
       .addHelpText(
         'after',
         examples(
@@ -193,7 +193,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .description(
       "Change a working order (Change): its quantity, limit price or stop price; what is not given stays as it is. The order keeps its id. A limit moved through the last price fills at once; a stop moved to the wrong side of it is refused.",
     )
-    .argument('<order-id>', 'the working order')
+    .argument('<order-id>', 'the working order (its id, or a unique prefix of it)')
     .option('--account <name>', 'the account the order is in (default: TRADE_ACCOUNT or the config)')
     .option('--quantity <n>', 'new quantity, a whole number from 1')
     .option('--limit-price <price>', 'new limit price (LIMIT and STOPLIMIT orders)')
@@ -244,7 +244,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .option('--instrument <instrument>', "instrument: 'ES 09-25', or ES, ES1!, ESU5 (resolved to a dated contract)")
     .option('--quantity <n>', 'close only this many contracts (more than the position closes it all)')
     .option('--percent <p>', 'close this share of the position, rounded up: 25, 25% or 0.25')
-    .option('--strategy <id>', "close the ATM strategy with this id (its entry order's id)")
+    .option('--strategy <id>', "close the ATM strategy with this id (its entry order's id, or a unique prefix of it)")
     .option('--json', "print the service's body: {\"closedPositions\":[...],\"success\":true}")
     .addHelpText(
       'after',
@@ -504,12 +504,13 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .description(
       "List positions (the service's GetPositions for one account, GetAllPositions for every account): the side (Long, Short), the size, the average price, the last price and the unrealized P&L.",
     )
-    .option('--account <name>', 'only this account (default: TRADE_ACCOUNT or the config)')
+    .option('--account <name>', 'only this account (default: TRADE_ACCOUNT or the config, said on stderr; none: every account)')
+    .option('--all-accounts', 'every account, whatever the default account')
     .option('--instrument <instrument>', 'only this instrument (any form: ES 09-25, ES, ES1!, ESU5)')
     .option('--all', 'include flat positions (instruments traded and closed)')
     .option('--include-flat', 'the same as --all (the service calls it includeFlat)')
     .option('--json', "print the service's body: {\"positions\":[...],\"count\":N,\"success\":true}")
-    .addHelpText('after', examples('trade positions', 'trade positions --account Sim101 --json', 'trade positions --all'))
+    .addHelpText('after', examples('trade positions', 'trade positions --account Sim101 --json', 'trade positions --all', 'trade positions --all-accounts'))
     .action(async (options) => {
       const { runPositions } = await import('./commands/positions.js');
       await runPositions(ctx, options);
@@ -521,11 +522,12 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .description(
       "List an account's orders, oldest first (the service's GetOrders): working ones and those of the current trading day, with their state and fills.",
     )
-    .option('--account <name>', 'the account (default: TRADE_ACCOUNT or the config); required')
+    .option('--account <name>', 'the account (default: TRADE_ACCOUNT or the config, said on stderr); this or --all-accounts is required')
+    .option('--all-accounts', "every account's orders (GetOrders of each account)")
     .option('--instrument <instrument>', 'only this instrument (any form: ES 09-25, ES, ES1!, ESU5)')
     .option('--active', 'working orders only')
     .option('--json', "print the service's body: {\"orders\":[...],\"count\":N,\"success\":true}")
-    .addHelpText('after', examples('trade orders --account Sim101', 'trade orders --account Sim101 --active --json'))
+    .addHelpText('after', examples('trade orders --account Sim101', 'trade orders --account Sim101 --active --json', 'trade orders --all-accounts --active'))
     .action(async (options) => {
       const { runOrders } = await import('./commands/orders.js');
       await runOrders(ctx, options);
@@ -535,7 +537,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .command('order')
     .summary('Show one order, or only its state')
     .description("Show one order (GetOrder): its side, size, type, prices, state and fills. With --status, only its state (GetOrderStatus): the cheap call to poll, and the way to learn what became of an order whose outcome was unknown.")
-    .argument('<order-id>', 'the id PlaceOrder returned (or your --order-id)')
+    .argument('<order-id>', 'the id PlaceOrder returned (or your --order-id), or a unique prefix of it (at least 4 characters)')
     .option('--account <name>', 'the account the order is in (default: TRADE_ACCOUNT or the config)')
     .option('--status', 'only the state: Working, Filled, Cancelled, ...')
     .option('--lifecycle', "the order's events (GetOrderLifecycle; the service's add-on 1.13.2+; not simulated by the embedded engine)")
@@ -582,10 +584,11 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .command('executions')
     .summary("An account's recent fills")
     .description("List an account's executions (GetExecutions) of the last --lookback seconds (default 320, at most 900), oldest first.")
-    .option('--account <name>', 'the account (default: TRADE_ACCOUNT or the config)')
+    .option('--account <name>', 'the account (default: TRADE_ACCOUNT or the config, said on stderr)')
+    .option('--all-accounts', "every account's executions (GetExecutions of each account)")
     .option('--lookback <seconds>', 'how far back, 1 to 900 seconds (default 320)')
     .option('--json', "print the service's body: {\"executions\":[...]}")
-    .addHelpText('after', examples('trade executions --account Sim101', 'trade executions --account Sim101 --lookback 900 --json'))
+    .addHelpText('after', examples('trade executions --account Sim101', 'trade executions --account Sim101 --lookback 900 --json', 'trade executions --all-accounts'))
     .action(async (options) => {
       const { runExecutions } = await import('./commands/executions.js');
       await runExecutions(ctx, options);

@@ -49,7 +49,7 @@ export function createEngine(file: string, options: EngineOptions = {}): Engine 
 
 export function createEngineOnDb(db: Db, file: string, options: EngineOptions = {}): Engine {
   const clock = () => (options.now ? options.now() : new Date());
-  const core: Core = { q: prepareQueries(db), makeId: options.newOrderId ?? newOrderId, makeExecutionId: newOrderId, cache: createWriteCache(db) };
+  const core: Core = { q: prepareQueries(db), makeId: options.newOrderId ?? newOrderId, makeExecutionId: options.newExecutionId ?? newOrderId, cache: createWriteCache(db) };
   const { q } = core;
 
   const immediate = db.transaction(<R>(body: () => R): R => {
@@ -353,6 +353,17 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
         .prepare<string[], PositionRow>(`SELECT * FROM positions${sql} ORDER BY account COLLATE NOCASE, instrument`)
         .all(...params)
         .map(toPosition);
+    },
+    orderIdsByPrefix(prefixes, length, account) {
+      fresh();
+      if (prefixes.length === 0) return [];
+      // substr, not LIKE: `_` is a character an order id may have, and a wildcard to LIKE.
+      const sql = `SELECT DISTINCT order_id AS orderId, account FROM orders WHERE substr(order_id, 1, ?) IN (SELECT value FROM json_each(?))${
+        account === undefined ? '' : ' AND account = ?'
+      } ORDER BY order_id, account`;
+      const params: Array<string | number> = [length, JSON.stringify(prefixes)];
+      if (account !== undefined) params.push(resolveAccount(account));
+      return db.prepare<Array<string | number>, { orderId: string; account: string }>(sql).all(...params);
     },
     getOrder(orderId, account) {
       fresh();

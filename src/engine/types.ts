@@ -171,6 +171,8 @@ export interface EngineOptions {
   /** The clock: order times, fill times and DAY expiry all read it. */
   now?: () => Date;
   newOrderId?: () => string;
+  /** Execution ids (default: random); tests inject a sequence for output they can compare. */
+  newExecutionId?: () => string;
   /** How long a write waits for another process's write lock (default 15 s). */
   busyTimeoutMs?: number;
 }
@@ -239,6 +241,11 @@ export interface Engine {
   pageOrders(filter: OrderListFilter, page: Page): Paged<OrderRecord>;
   /** One order by the service's id; with an account, only in that account (else the oldest with that id). */
   getOrder(orderId: string, account?: string): OrderRecord | undefined;
+  /**
+   * The service's order ids (with their accounts) whose first `length` characters are one of
+   * `prefixes`; with an account, only that account's. For prefix ids and unique short ids.
+   */
+  orderIdsByPrefix(prefixes: string[], length: number, account?: string): Array<{ orderId: string; account: string }>;
   /** One order by the engine's own id (`OrderRecord.id`, `parentOrderId`). */
   orderRecord(id: string): OrderRecord | undefined;
   listPositions(filter?: PositionFilter): PositionRecord[];

@@ -109,12 +109,15 @@ describe('width', () => {
     const at80 = await cliAt(['orders', '--account', 'Sim101'], { NO_COLOR: '1' }, { tty: true, columns: 80 });
     expect(at80.code).toBe(0);
     const lines = at80.stdout.trimEnd().split('\n');
-    expect(lines[0]).toBe('ORDER ID                          INSTRUMENT  ACTION  QTY  TYPE    STATE');
-    expect(lines[1]).toBe(`${orderId}  ES 09-25    BUY     1    MARKET  Filled`);
+    // Prices and quantities stay; the id is its unique prefix; the time, account and TIF go first.
+    expect(lines[0]).toBe('ORDER ID  INSTRUMENT  ACTION  QTY  TYPE    LIMIT  STOP  STATE   FILLED  AVG FILL');
+    expect(lines[1]).toBe(`${orderId.slice(0, 8)}  ES 09-25    BUY     1    MARKET  —      —     Filled  1       6000`);
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
-    expect(at80.stderr).toContain(
-      'Not shown, to fit the terminal: TIME, TIF, FILLED, AVG FILL, STOP, LIMIT, ACCOUNT (widen it, or use --json).\n',
-    );
+    expect(at80.stderr).toContain('Not shown, to fit the terminal: TIME, ACCOUNT, TIF (widen it, or use --json).\n');
+    // The note itself wraps at the terminal's width, at spaces.
+    const at40 = await cliAt(['orders', '--account', 'Sim101'], { NO_COLOR: '1' }, { tty: true, columns: 40 });
+    const note = at40.stderr.split('\n').filter((l) => !l.startsWith('backend:') && l !== '');
+    expect(note).toEqual(['Not shown, to fit the terminal: TIME,', 'ACCOUNT, TIF, TYPE, ORDER ID, FILLED,', 'AVG FILL, STOP (widen it, or use', '--json).']);
     // Piped, nothing is left out, whatever COLUMNS says.
     const piped = await cliAt(['orders', '--account', 'Sim101'], { COLUMNS: '80' }, { tty: false });
     expect(piped.stdout.split('\n')[0]).toBe(

@@ -87,8 +87,9 @@ describe.each(['http', 'ws'] as const)('trade --backend %s against the reference
       const { cli, double } = await start(backend, options);
       const ok = async (argv: string[]) => {
         const result = await cli(argv);
-        // Tables name their backend on stderr; nothing else may be there.
-        expect({ argv, code: result.code, stderr: result.stderr.replace(/^backend: .*\n/m, '') }).toEqual({ argv, code: 0, stderr: '' });
+        // Tables name their backend, and lists the default account (TRADE_ACCOUNT here), on stderr; nothing else may be there.
+        const stderr = result.stderr.replace(/^backend: .*\n/m, '').replace(/^account Sim101 \(from TRADE_ACCOUNT\); --all-accounts for every account\n/m, '');
+        expect({ argv, code: result.code, stderr }).toEqual({ argv, code: 0, stderr: '' });
         expect(result.stdout).not.toContain('undefined');
         return result.stdout;
       };

@@ -4,6 +4,7 @@ import { parseArgs } from '../../service/operations.js';
 import { accountFor, callAndPrint } from '../call.js';
 import { using, type CommandContext } from '../context.js';
 import { formatCancelResult } from '../format.js';
+import { resolveOrderId } from '../order-ids.js';
 
 export interface CancelOptions {
   account?: string;
@@ -56,12 +57,14 @@ export async function runCancel(ctx: CommandContext, rawOrderId: string | undefi
   const backend = await ctx.openBackend();
   const result = await using(backend, async (b) => {
     // The service's Cancel needs the account; the embedded engine can say which one holds the order.
-    const account = given ?? (b.name === 'embedded' ? await orderAccount(ctx, orderId) : undefined);
-    if (account === undefined)
+    if (given === undefined && b.name !== 'embedded')
       throw new UsageError('Cancelling on a remote backend needs the account: pass --account (or set a default account).', {
         hint: 'Nothing was sent.',
       });
-    return { account, reply: await b.call('Cancel', { account, orderId }) };
+    // A prefix of an id becomes the whole id before anything is cancelled (order-ids.ts).
+    const whole = await resolveOrderId(ctx, b, orderId, given, 'cancel');
+    const account = given ?? (await orderAccount(ctx, whole));
+    return { account, reply: await b.call('Cancel', { account, orderId: whole }) };
   });
   if (options.json) ctx.io.out(JSON.stringify(result.reply.body));
   else for (const line of formatCancelResult(result.reply, result.account, backend.label, ctx.io.color)) ctx.io.out(line);

@@ -6,6 +6,8 @@ import type { CommandContext } from '../context.js';
 import { formatCloseResult, rows } from '../format.js';
 import { numberOrText } from '../order-flags.js';
 import { showResolved } from './place.js';
+import { resolveOrderId } from '../order-ids.js';
+import type { Backend } from '../../backends/types.js';
 
 export interface CloseOptions extends JsonOption {
   account?: string;
@@ -27,7 +29,9 @@ export async function runClose(ctx: CommandContext, options: CloseOptions): Prom
       throw new UsageError('--strategy closes a whole ATM strategy: give it alone (with --account)', { hint });
     const account = await accountFor(ctx, options.account, 'close');
     const [args] = parseAll([() => parseArgs('CloseStrategy', { account, strategyId: options.strategy }, 'client')], { hint });
-    await callAndPrint(ctx, 'CloseStrategy', args, options, (result, backend) => [
+    // The strategy's id is its entry order's: a prefix of it is taken as of any order id.
+    const resolved = async (b: Backend) => ({ ...args, strategyId: await resolveOrderId(ctx, b, args.strategyId, account, 'close') });
+    await callAndPrint(ctx, 'CloseStrategy', resolved, options, (result, backend) => [
       ctx.io.color.green(`Closed ATM strategy ${shown(result.value.strategyId)}`),
       ...rows([['account', account], ['backend', backend]]),
     ]);

@@ -1,9 +1,11 @@
+import type { Backend } from '../../backends/types.js';
 import { parseAll, UsageError } from '../../order/errors.js';
 import { parseArgs } from '../../service/operations.js';
 import { accountFor, callAndPrint, type JsonOption } from '../call.js';
 import type { CommandContext } from '../context.js';
 import { formatPrice, rows } from '../format.js';
 import { numberOrText } from '../order-flags.js';
+import { resolveOrderId } from '../order-ids.js';
 
 export interface ModifyOptions extends JsonOption {
   account?: string;
@@ -36,7 +38,9 @@ export async function runModify(ctx: CommandContext, orderId: string, options: M
     ],
     { hint: "Nothing was sent. Run 'trade modify --help' for examples." },
   );
-  await callAndPrint(ctx, 'Change', args, options, (result, backend) => {
+  // A prefix of an id becomes the whole id before the change is sent (order-ids.ts).
+  const resolved = async (b: Backend) => ({ ...args, orderId: await resolveOrderId(ctx, b, args.orderId, account, 'modify') });
+  await callAndPrint(ctx, 'Change', resolved, options, (result, backend) => {
     const order = result.detail?.order;
     const changed: Array<[string, string]> = [];
     if (args.quantity) changed.push(['quantity', String(args.quantity)]);

@@ -4,6 +4,8 @@ import { accountFor, callAndPrint, type JsonOption } from '../call.js';
 import type { CommandContext } from '../context.js';
 import { describeObject, formatPrice, orderStatus, rows } from '../format.js';
 import { stripInvisible as shown } from '../../config/redact.js';
+import { resolveOrderId } from '../order-ids.js';
+import type { Backend } from '../../backends/types.js';
 
 export interface OrderOptions extends JsonOption {
   account?: string;
@@ -24,15 +26,17 @@ export async function runOrder(ctx: CommandContext, rawOrderId: string, options:
   const account = await accountFor(ctx, options.account, 'order');
   const [orderId] = parseAll<[string]>([() => parseOrderId(rawOrderId)], { hint: "Nothing was sent. Run 'trade order --help' for examples." });
   if (options.status && options.lifecycle) throw new UsageError('Give --status or --lifecycle, not both', { hint: 'Nothing was sent.' });
+  // A prefix of an id becomes the whole id first (order-ids.ts).
+  const args = async (b: Backend) => ({ account, orderId: await resolveOrderId(ctx, b, orderId, account, 'order') });
   if (options.lifecycle) {
-    await callAndPrint(ctx, 'GetOrderLifecycle', { account, orderId }, options, (result) => lifecycleLines(result.value));
+    await callAndPrint(ctx, 'GetOrderLifecycle', args, options, (result) => lifecycleLines(result.value));
     return;
   }
   if (options.status) {
-    await callAndPrint(ctx, 'GetOrderStatus', { account, orderId }, options, (result) => [shown(result.value.status)]);
+    await callAndPrint(ctx, 'GetOrderStatus', args, options, (result) => [shown(result.value.status)]);
     return;
   }
-  await callAndPrint(ctx, 'GetOrder', { account, orderId }, options, (result, backend) => {
+  await callAndPrint(ctx, 'GetOrder', args, options, (result, backend) => {
     const o = result.value;
     const pairs: Array<[string, string]> = [
       ['order id', shown(o.orderId)],

@@ -6,6 +6,8 @@ import { fieldError, parseOrder, printable, type Order, type OrderType } from '.
 import { FLAG_FOR, draftFromFlags, missingFields, type OrderDraft, type OrderFlagValues } from '../order-flags.js';
 import { confirmOrder, promptDraft, promptMode, type PromptFlags } from '../order-prompts.js';
 import { formatOrderResult } from '../format.js';
+import { note } from '../io.js';
+import { FULL_ID_LENGTH, resolveOrderId } from '../order-ids.js';
 
 export interface OrderCommandOptions extends OrderFlagValues, PromptFlags {
   json?: boolean;
@@ -91,7 +93,9 @@ export async function submitOrder(ctx: CommandContext, kind: OrderCommand, optio
     const order = fromFlags ?? (await askForOrder(ctx, kind, options, b, mode === 'review'));
     showResolved(ctx, options.instrument, order.instrument);
     if (kind === 'reverse') await checkSide(ctx, b, order, options);
-    return { order, result: await send(b, kind, order, options) };
+    // replace: a prefix of the old order's id becomes the whole id before anything is sent.
+    const sending = kind === 'replace' ? { ...options, replacing: await resolveOrderId(ctx, b, options.replacing!, order.account, 'replace') } : options;
+    return { order, result: await send(b, kind, order, sending) };
   });
   if (options.json) {
     ctx.io.out(JSON.stringify(result.body));
@@ -151,6 +155,13 @@ async function printDryRun(ctx: CommandContext, kind: OrderCommand, order: Order
   const { name, args } = previewArgs(kind, order, options);
   const preview = previewCall(await ctx.settings(), ctx.storeFile(), name, args as never);
   ctx.io.err('Dry run — nothing was sent.');
+  if (kind === 'replace' && options.replacing!.length < FULL_ID_LENGTH)
+    note(
+      ctx.io,
+      `'${printable(options.replacing!)}' is shorter than a full order id: when sent, it is first matched against ${
+        preview.transport === 'embedded' ? "the store's orders" : `the orders of ${order.account} (GetOrders)`
+      }: the order with exactly this id, else the one order whose id starts with it.`,
+    );
   if (options.json) {
     ctx.io.out(JSON.stringify(preview));
     return;
