@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { benchBatch } from './batch.js';
 import { benchEngine } from './engine.js';
+import { benchGuard } from './guard.js';
 import { benchHttp } from './http.js';
 import { benchStartup } from './startup.js';
 import { printTable, REMOVED_VARIABLES } from './util.js';
@@ -16,6 +17,8 @@ console.error('start-up…');
 results.startup = benchStartup();
 console.error('engine…');
 results.engine = await benchEngine();
+console.error('guard…');
+results.guard = await benchGuard();
 console.error('trade serve over HTTP…');
 results.http = await benchHttp();
 console.error('WebSocket RPC…');
@@ -36,6 +39,7 @@ printTable([
   ['engine place, one per transaction', `${results.engine.placePerSecond} orders/s`, '', '', '>= 8000/s'],
   ['engine place, grouped (256)', `${results.engine.groupedPlacePerSecond} orders/s`, '', '', '>= 20000/s'],
   ['engine reverse', `${results.engine.reversePerSecond} reverses/s`, '', '', ''],
+  ['guard, every rule on, per place (embedded)', `+${results.guard.addedMs} ms`, `bare place: ${results.guard.bareMedianMs} ms`, `${(results.guard.guardedMedianMs / results.guard.bareMedianMs).toFixed(2)}x`, '< 1 ms added'],
   ['serve HTTP place', `${results.http.servePlacePerSecond} req/s`, `bare fastify: ${results.http.barePerSecond} req/s`, `${results.http.ratioToBare}x`, '>= 0.40x'],
   ['serve HTTP p99', `${results.http.serveP99Ms} ms`, `bare: ${results.http.bareP99Ms} ms`, '', ''],
   ['WS RPC, 1 connection', `${results.ws.rpcPerSecond} orders/s`, '', '', ''],

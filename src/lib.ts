@@ -10,3 +10,6 @@ export type { Backend, CallResult } from './backends/types.js';
 export { OPERATIONS, parseArgs, type OperationName } from './service/operations.js';
 export { parseOrder, parseOrderBody, type Order, type OrderBody } from './order/schema.js';
 export * from './order/errors.js';
+export { guardBackend, type GuardedBackend, type GuardOptions } from './guard/guard.js';
+export { buildRules, evaluate, GUARD_RULES, normalizeRule, type GuardRule, type Rules } from './guard/rules.js';
+export { ledgerPath, openLedger } from './guard/ledger.js';

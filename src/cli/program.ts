@@ -858,6 +858,99 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     });
 
   program
+    .command('halt')
+    .summary('Stop new orders from every trade process (the guard)')
+    .description(
+      'Put the profile (or one account) in HALTED: every new order from any trade process on this machine is refused (exit 6) until `trade resume`. Cancel, close, flatten and orders that only reduce a position still go through.',
+    )
+    .option('--account <name>', 'halt this account only (default: the whole profile)')
+    .option('--reason <text>', 'why, shown with every refusal')
+    .option('--reducing', 'REDUCING instead: orders that reduce a position and changes that add no size still pass')
+    .option('--json', 'print {"halt":{...},"success":true} on stdout')
+    .addHelpText('after', examples('trade halt --reason "runaway script"', 'trade halt --account Sim101 --reducing', 'trade resume'))
+    .action(async (options) => {
+      const { runHalt } = await import('./commands/guard.js');
+      await runHalt(ctx, options);
+    });
+  program
+    .command('resume')
+    .summary('Lift a halt (and a daily-loss halt for the rest of the day)')
+    .description('Lift the halt of the profile (or of one account, which also lifts its daily-loss halt for the rest of the trading day).')
+    .option('--account <name>', 'resume this account (default: the whole profile)')
+    .option('--json', 'print {"scope":...,"resumed":true,"success":true} on stdout')
+    .addHelpText('after', examples('trade resume', 'trade resume --account Sim101'))
+    .action(async (options) => {
+      const { runResume } = await import('./commands/guard.js');
+      await runResume(ctx, options);
+    });
+  const guard = program
+    .command('guard')
+    .summary("The guard's rules, state and a dry check")
+    .description(
+      'The guard stands in front of every order on every backend: rules set with `trade config set guard.RULE VALUE` (or TRADE_GUARD_RULE), a halt switch and a journal. See README "Guardrails".',
+    )
+    .addHelpText('after', examples('trade guard show', 'trade guard test --account Sim101 --instrument "ES 09-25" --action BUY --quantity 5 --order-type MARKET --tif DAY'));
+  guard
+    .command('show')
+    .description('Print the rules in effect (and where each comes from), the state, the pace counters and the daily-loss limit.')
+    .option('--json', 'print {"rules":{...},"halts":[...],"pace":[...],"success":true} on stdout')
+    .addHelpText('after', examples('trade guard show', 'trade guard show --json'))
+    .action(async (options) => {
+      const { runGuardShow } = await import('./commands/guard.js');
+      await runGuardShow(ctx, options);
+    });
+  guard
+    .command('test')
+    .description('Say what the guard would do with an order, sending nothing (positions and P&L are read where a rule needs them).')
+    .option('--account <name>', 'account name, e.g. Sim101')
+    .option('--instrument <instrument>', "'<SYMBOL> <MM-YY>' (ES 09-25) or another form")
+    .option('--action <action>', 'BUY or SELL')
+    .option('--quantity <n>', 'contracts')
+    .option('--order-type <type>', 'MARKET, LIMIT, STOPMARKET or STOPLIMIT')
+    .option('--tif <tif>', 'DAY or GTC')
+    .option('--limit-price <price>', 'limit price')
+    .option('--stop-price <price>', 'stop price')
+    .option('--flatten-first', 'as place --flatten-first (FlatPlace)')
+    .option('--json', 'print {"pass":false,"rule":...,"limit":...,"value":...} on stdout')
+    .addHelpText('after', examples('trade guard test --account Sim101 --instrument "ES 09-25" --action BUY --quantity 50 --order-type MARKET --tif DAY'))
+    .action(async (options) => {
+      const { runGuardTest } = await import('./commands/guard.js');
+      await runGuardTest(ctx, options);
+    });
+  guard
+    .command('reset')
+    .description("Move the guard's ledger aside (its pace counts, halts and journal start again empty): what to do when it is damaged.")
+    .option('--json', 'print {"movedTo":...,"success":true} on stdout')
+    .addHelpText('after', examples('trade guard reset'))
+    .action(async (options) => {
+      const { runGuardReset } = await import('./commands/guard.js');
+      await runGuardReset(ctx, options);
+    });
+  program
+    .command('history')
+    .summary("The guard's journal: every money-moving request and its outcome")
+    .description('List the journal: every request that moved money (or was refused by a rule), from every trade process, with its outcome.')
+    .option('--since <when>', 'only from this long ago (1h, 30m, 2d) or this ISO time')
+    .option('--account <name>', 'only this account')
+    .option('--unknown', 'only requests whose outcome is unknown (a network failure, or a process killed after sending)')
+    .option('--json', 'print {"entries":[...],"count":N,"success":true} on stdout')
+    .addHelpText('after', examples('trade history --since 1h', 'trade history --unknown', 'trade history --account Sim101 --json'))
+    .action(async (options) => {
+      const { runHistory } = await import('./commands/guard.js');
+      await runHistory(ctx, options);
+    });
+  program
+    .command('reconcile')
+    .summary('Ask the backend what became of each request whose outcome is unknown')
+    .description('For each journaled request whose outcome is unknown, ask the backend (GetOrderStatus by the client order id that was sent) and record the answer.')
+    .option('--json', 'print {"reconciled":[...],"count":N,"success":true} on stdout')
+    .addHelpText('after', examples('trade reconcile', 'trade history --unknown'))
+    .action(async (options) => {
+      const { runReconcile } = await import('./commands/guard.js');
+      await runReconcile(ctx, options);
+    });
+
+  program
     .command('doctor')
     .summary('Check the set-up: backend, config, data, token, service')
     .description(

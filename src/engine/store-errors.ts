@@ -74,7 +74,7 @@ function writable(path: string): boolean {
 }
 
 /** True when the file system under `dir` has no space left; false when that cannot be told. */
-function diskFull(dir: string): boolean {
+export function diskFull(dir: string): boolean {
   try {
     return statfsSync(dir).bavail === 0;
   } catch {

@@ -83,12 +83,17 @@ const couldReduce = (intent: Intent) =>
 const signedPosition = (side: string | undefined, quantity: number | undefined) =>
   side === 'Long' ? (quantity ?? 0) : side === 'Short' ? -(quantity ?? 0) : 0;
 
-const CLIENT_ID_OPERATIONS: ReadonlySet<OperationName> = new Set(['PlaceOrder', 'FlatPlace', 'ReversePosition']);
+/** The operations whose documented body takes a client `orderId` (§3.1, §3.2). */
+const CLIENT_ID_OPERATIONS: ReadonlySet<OperationName> = new Set(['PlaceOrder', 'FlatPlace']);
 
 /** The trading day a time belongs to: the date of the session close it comes before. */
 const tradingDay = (now: Date): string => sessionEnd(now).toISOString().slice(0, 10);
 
-export function guardBackend(inner: Backend, options: GuardOptions): Backend {
+export interface GuardedBackend extends Backend {
+  check(name: OperationName, args: unknown): Promise<{ intent: Intent; facts: Facts; refusal?: Refusal }>;
+}
+
+export function guardBackend(inner: Backend, options: GuardOptions): GuardedBackend {
   const clock = options.clock ?? (() => new Date());
   const { rules } = options;
   let ledger: Ledger | undefined;
@@ -169,8 +174,9 @@ export function guardBackend(inner: Backend, options: GuardOptions): Backend {
     const now = clock();
     const facts: Facts = { now };
     let intent = intentOf(name, args);
-    if (CLIENT_ID_OPERATIONS.has(name) && (args as Order).orderId === undefined)
-      // A client order id on every order, so that an unknown outcome can be looked up (trade reconcile).
+    if (CLIENT_ID_OPERATIONS.has(name) && (args as Order).orderId === undefined && inner.name !== 'embedded')
+      // A client order id on every order sent to a service, so that an unknown outcome can be
+      // looked up (trade reconcile). In-process, the engine's answer is never lost on the way.
       args = { ...(args as Order), orderId: randomBytes(16).toString('hex') } as ArgsOf<K>;
     intent = await gather(name, intent, args, facts, led);
     const request = JSON.stringify(args);
@@ -233,9 +239,26 @@ export function guardBackend(inner: Backend, options: GuardOptions): Backend {
     }
   }
 
-  return {
-    name: inner.name,
-    label: inner.label,
+  /** The verdict on a request without sending or recording it (`trade guard test`). */
+  async function check(name: OperationName, args: unknown): Promise<{ intent: Intent; facts: Facts; refusal?: Refusal }> {
+    const led = openOnce();
+    const now = clock();
+    const facts: Facts = { now };
+    const intent = await gather(name, intentOf(name, args), args, facts, led);
+    if (OPERATIONS[name].guard === undefined) return { intent, facts };
+    if (intent.account !== undefined && rules.maxOrders)
+      facts.paceCounts = led.paceCounts(intent.account, rules.maxOrders.map((p) => p.ms), now.getTime());
+    if (rules.duplicateWindowMs !== undefined) facts.duplicateAt = led.lastSent(fingerprint(intent), now.getTime() - rules.duplicateWindowMs);
+    let refusal = evaluate(intent, rules, facts);
+    if (refusal && facts.position === undefined && couldReduce(intent)) {
+      facts.position = await position(intent.account!, intent.instrument!);
+      refusal = evaluate(intent, rules, facts);
+    }
+    return { intent, facts, refusal };
+  }
+
+  const own = {
+    check,
     call<K extends OperationName>(name: K, args: ArgsOf<K>): Promise<CallResult<K>> {
       if (OPERATIONS[name].guard === undefined) return inner.call(name, args);
       return guarded(name, args);
@@ -248,5 +271,14 @@ export function guardBackend(inner: Backend, options: GuardOptions): Backend {
       }
     },
   };
+  // What a backend offers beyond the interface (the embedded engine's quote day, a stream's
+  // events) is the inner backend's own, reached through the guard unchanged.
+  return new Proxy(inner, {
+    get(target, key) {
+      if (Object.hasOwn(own, key)) return own[key as keyof typeof own];
+      const value = Reflect.get(target, key, target) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  }) as unknown as GuardedBackend;
 }
 

@@ -12,6 +12,7 @@
 import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
+import { diskFull } from '../engine/store-errors.js';
 import { GuardError } from '../order/errors.js';
 import type { Halt, HaltMode } from './rules.js';
 
@@ -82,6 +83,14 @@ export interface JournalLine {
 export const ledgerPath = (storeFile: string): string => join(dirname(storeFile), 'guard.db');
 
 function failClosed(file: string, why: string, cause?: unknown): GuardError {
+  const code = String((cause as { code?: unknown } | undefined)?.code ?? '');
+  const full = code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT' || (/^SQLITE_(CANTOPEN|IOERR)/.test(code) && diskFull(dirname(file)));
+  if (full)
+    return new GuardError(`The guard's ledger ${file} cannot be used: the disk is full; nothing was sent.`, {
+      code: 'guard_ledger',
+      hint: `Free space on the disk that holds ${dirname(file)}, then try again.`,
+      cause,
+    });
   return new GuardError(`The guard's ledger ${file} cannot be used (${why}); nothing was sent.`, {
     code: 'guard_ledger',
     hint: `Move it aside to reset the guard (its pace counts, halts and journal start again empty): mv '${file}' '${file}.bad'`,

@@ -333,7 +333,9 @@ export function insideWindow(window: TradingWindow, now: Date): boolean {
 const n = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(2));
 
 /**
- * The verdict on one intent: undefined to let it through, else the first rule that refuses it.
+ * The verdict on one intent: undefined to let it through, else the first rule that refuses it:
+ * who and what first (accounts, the halt, confirm-live, instruments), then the order's own size
+ * (max-order-qty, max-position), then the time and the day (window, daily-loss, pace, duplicates).
  * Exits (cancel, close, flatten) and orders that only reduce a position pass every rule but
  * `accounts`: getting flat is never blocked.
  */
@@ -353,7 +355,7 @@ export function evaluate(intent: Intent, rules: Rules, facts: Facts, options: { 
         'halt',
         facts.halt.mode,
         facts.halt.scope,
-        `${facts.halt.scope} is ${facts.halt.mode === 'halted' ? 'HALTED' : 'REDUCING (only orders that reduce a position)'} since ${facts.halt.at}${facts.halt.reason ? ` (${facts.halt.reason})` : ''}; trade resume lifts it`,
+        `${facts.halt.scope.replace(':', ' ')} is ${facts.halt.mode === 'halted' ? 'HALTED' : 'REDUCING (only orders that reduce a position)'} since ${facts.halt.at}${facts.halt.reason ? ` (${facts.halt.reason})` : ''}`,
         rules,
       );
   }
@@ -364,8 +366,6 @@ export function evaluate(intent: Intent, rules: Rules, facts: Facts, options: { 
     if (!rules.instruments.some((allowed) => allowed === instrument || allowed === rootOf(instrument)))
       return refusal('instruments', rules.texts.instruments, intent.instrument, `${intent.instrument} is not in ${rules.texts.instruments}`, rules);
   }
-  if (rules.windows && !rules.windows.some((w) => insideWindow(w, facts.now)))
-    return refusal('window', rules.texts.window, facts.now.toISOString(), `${facts.now.toISOString()} is outside ${rules.texts.window}`, rules);
   if (rules.maxOrderQty !== undefined && intent.quantity !== undefined && addsSize && intent.quantity > rules.maxOrderQty)
     return refusal('max-order-qty', rules.maxOrderQty, intent.quantity, `quantity ${intent.quantity} is above the limit of ${rules.maxOrderQty}`, rules);
   if (rules.maxPosition !== undefined && intent.quantity !== undefined && addsSize && facts.position !== undefined) {
@@ -380,6 +380,8 @@ export function evaluate(intent: Intent, rules: Rules, facts: Facts, options: { 
         rules,
       );
   }
+  if (rules.windows && !rules.windows.some((w) => insideWindow(w, facts.now)))
+    return refusal('window', rules.texts.window, facts.now.toISOString(), `${facts.now.toISOString()} is outside ${rules.texts.window}`, rules);
   if (rules.dailyLoss !== undefined && !facts.lossResumed && (facts.lossLatched || (facts.dayPnl !== undefined && facts.dayPnl <= -rules.dailyLoss)))
     return refusal(
       'daily-loss',

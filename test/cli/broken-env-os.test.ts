@@ -141,7 +141,7 @@ describe('a config folder', () => {
 });
 
 describe('a full disk', () => {
-  it('a write fails with exit 1 and the store file is unchanged', () => {
+  it("an order is refused by the guard's ledger (exit 6), a price by the store (exit 1), and the store file is unchanged", () => {
     const mount = join(dir, 'disk');
     const out = join(dir, 'out');
     mkdirSync(mount);
@@ -156,6 +156,8 @@ describe('a full disk', () => {
       'cp "$TRADE_HOME/trade.db" "$OUT/before.db"',
       'node "$BIN" place --account Sim101 --instrument "ES 09-25" --action BUY --quantity 1 --order-type MARKET --tif DAY > "$OUT/stdout" 2> "$OUT/stderr"',
       'echo $? > "$OUT/code"',
+      'node "$BIN" price set "ES 09-25" 4501 > "$OUT/price-stdout" 2> "$OUT/price-stderr"',
+      'echo $? > "$OUT/price-code"',
       'cp "$TRADE_HOME/trade.db" "$OUT/after.db"',
     ].join('\n');
     const run = spawnSync('unshare', ['-rm', 'sh', '-c', script], {
@@ -163,9 +165,15 @@ describe('a full disk', () => {
       encoding: 'utf8',
     });
     expect(run.status, run.stderr).toBe(0);
-    expect(readFileSync(join(out, 'code'), 'utf8')).toBe('1\n');
+    // The guard journals an order before it is sent: on a full disk it cannot, so nothing is sent.
+    expect(readFileSync(join(out, 'code'), 'utf8')).toBe('6\n');
     expect(readFileSync(join(out, 'stdout'), 'utf8')).toBe('');
     expect(readFileSync(join(out, 'stderr'), 'utf8')).toBe(
+      `Error: The guard's ledger ${join(home, 'guard.db')} cannot be used: the disk is full; nothing was sent.\n  Free space on the disk that holds ${home}, then try again.\n`,
+    );
+    expect(readFileSync(join(out, 'price-code'), 'utf8')).toBe('1\n');
+    expect(readFileSync(join(out, 'price-stdout'), 'utf8')).toBe('');
+    expect(readFileSync(join(out, 'price-stderr'), 'utf8')).toBe(
       `Error: The store ${join(home, 'trade.db')} cannot grow: the disk is full. Nothing was written.\n  Free space on the disk that holds ${home}, then try again.\n`,
     );
     expect(hash(join(out, 'after.db'))).toBe(hash(join(out, 'before.db')));

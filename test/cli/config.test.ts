@@ -77,8 +77,16 @@ describe('config store', () => {
     expect(await runCli(['config', 'set', 'timeout', '-1'], env)).toMatchObject({ code: 3 });
     expect(await runCli(['config', 'set', 'colour', 'red'], env)).toMatchObject({
       code: 2,
-      stderr: "Error: Unknown config key 'colour'. Keys: token, base-url, ws-url, backend, account, timeout\n",
+      stderr:
+        "Error: Unknown config key 'colour'. Keys: token, base-url, ws-url, backend, account, timeout, guard.max-order-qty, guard.max-position, " +
+        'guard.instruments, guard.accounts, guard.window, guard.max-orders, guard.daily-loss, guard.duplicate-window, guard.confirm-live, guard.sim-accounts\n',
     });
+    expect(await runCli(['config', 'set', 'guard.max-order-qty', 'ten'], env)).toMatchObject({
+      code: 3,
+      stderr: "Error: guard.max-order-qty must be a whole number of contracts of at least 1, got 'ten'\n",
+    });
+    expect(await runCli(['config', 'set', 'guard.window', 'mon-fri 08:30-15:00 America/Chicago'], env)).toMatchObject({ code: 0 });
+    expect((await runCli(['config', 'get', 'guard.window'], env)).stdout).toBe('mon-fri 08:30-15:00 America/Chicago\n');
   });
 
   it('never takes the token on the command line', async () => {
@@ -97,7 +105,7 @@ describe('config store', () => {
         '  not checked: the embedded backend needs no token and no base URL is set\n',
     );
     const list = await runBin(['config', 'list'], env);
-    expect(list.stdout).toContain(`token     ${MASKED}  config`);
+    expect(list.stdout).toMatch(new RegExp(`^token +${MASKED.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} +config`, 'm'));
     expect(list.stdout + list.stderr).not.toContain(TOKEN);
     expect((await runBin(['config', 'get', 'token'], env)).stdout).toBe(`${MASKED}\n`);
     expect((await runBin(['config', 'get', 'token', '--show-token'], env)).stdout).toBe(`${TOKEN}\n`);

@@ -98,12 +98,13 @@ describe('start-up weight', () => {
     expect(t.intl).toEqual([]);
   });
 
-  it('place on ws loads ws, but no undici (only reads need it), SQLite, inquirer or server', async () => {
+  it("place on ws loads ws and SQLite (the guard's ledger), but no undici (only reads need it), engine, inquirer or server", async () => {
     const serve = await startServe(env, 'startup-weight-token');
     const t = trace(['place', ...orderArgs()], { TRADE_BACKEND: 'ws', TRADE_WS_URL: serve.wsUrl, TRADE_TOKEN: 'startup-weight-token' });
     expect(t.loaded.some((f) => f.includes('node_modules/ws/'))).toBe(true);
     expect(heavy(t, ['node_modules/ws/'])).toEqual([]);
-    expect(t.loaded.some((f) => f.includes('better-sqlite3'))).toBe(false);
+    expect(t.loaded.some((f) => f.includes('better-sqlite3'))).toBe(true);
+    expect(t.modules).toContain('src/guard/ledger.ts');
     expect(t.modules).not.toContain('src/engine/engine.ts');
   });
 

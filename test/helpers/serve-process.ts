@@ -85,7 +85,7 @@ export function checkStore(file: string): StoreCheck {
     return {
       integrity: (db.pragma('integrity_check') as Array<{ integrity_check: string }>).map((r) => r.integrity_check).join('; '),
       foreignKeyProblems: (db.pragma('foreign_key_check') as unknown[]).length,
-      orderIds: db.prepare<[], { id: string }>('SELECT id FROM orders ORDER BY seq').all().map((r) => r.id),
+      orderIds: db.prepare<[], { id: string }>('SELECT order_id AS id FROM orders ORDER BY seq').all().map((r) => r.id),
       fillMismatches: db
         .prepare<[], { n: number }>(
           `SELECT COUNT(*) AS n FROM orders o

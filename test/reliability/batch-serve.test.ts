@@ -159,7 +159,7 @@ describe.each(['http', 'ws'] as const)('trade serve killed with SIGKILL in the m
 
     // Opened read-write, so the WAL the killed server left is recovered as trade would.
     const db = new Database(storeFile(env));
-    const stored = new Map(db.prepare<[], { id: string; quantity: number }>('SELECT id, quantity FROM orders').all().map((o) => [o.quantity, o.id]));
+    const stored = new Map(db.prepare<[], { id: string; quantity: number }>('SELECT order_id AS id, quantity FROM orders').all().map((o) => [o.quantity, o.id]));
     db.close();
     for (const r of out.filter((r) => r.status === 200)) expect(stored.get(r.line)).toBe(r.data.orderId);
     for (const line of notSent) expect(stored.has(line)).toBe(false);

@@ -115,7 +115,7 @@ export async function runBatch(ctx: CommandContext, file: string | undefined, op
   const input = await openInput(ctx, file);
   let backend: Backend;
   try {
-    backend = await ctx.openBackend();
+    backend = await ctx.openBackend({ source: 'batch' });
   } catch (error) {
     await input.close();
     throw error;

@@ -1,0 +1,212 @@
+/**
+ * The guard's commands: `trade halt`, `trade resume`, `trade guard show|test|reset`,
+ * `trade history` and `trade reconcile` (src/guard/).
+ */
+import type { Backend } from '../../backends/types.js';
+import { storePath } from '../../config/paths.js';
+import type { GuardedBackend } from '../../guard/guard.js';
+import { isOrphaned, type JournalLine, ledgerPath, moveAside, openLedger, type Ledger } from '../../guard/ledger.js';
+import { anyRuleSet, GUARD_RULES, type HaltMode } from '../../guard/rules.js';
+import { parseDuration } from '../../guard/rules.js';
+import { NetworkError, RejectedError, UsageError } from '../../order/errors.js';
+import { parseAccountName } from '../../order/schema.js';
+import { type CommandContext, using } from '../context.js';
+import { table } from '../io.js';
+import { orderFromFlags, type OrderCommandOptions } from './place.js';
+
+interface JsonOption {
+  json?: boolean;
+}
+
+const ledgerFile = (ctx: CommandContext) => ledgerPath(storePath(ctx.env));
+const withLedger = <T>(ctx: CommandContext, use: (ledger: Ledger) => T): T => {
+  const ledger = openLedger(ledgerFile(ctx));
+  try {
+    return use(ledger);
+  } finally {
+    ledger.close();
+  }
+};
+
+async function scopeOf(ctx: CommandContext, account: string | undefined): Promise<string> {
+  if (account !== undefined) return `account:${parseAccountName(account)}`;
+  return `profile:${(await ctx.settings()).profile}`;
+}
+
+const scopeWords = (scope: string) => scope.replace(/^account:/, 'account ').replace(/^profile:/, 'profile ');
+
+export async function runHalt(ctx: CommandContext, options: JsonOption & { reason?: string; account?: string; reducing?: boolean }): Promise<void> {
+  const scope = await scopeOf(ctx, options.account);
+  const mode: HaltMode = options.reducing ? 'reducing' : 'halted';
+  const at = new Date().toISOString();
+  withLedger(ctx, (ledger) => ledger.setHalt(scope, mode, options.reason, at));
+  if (options.json) return ctx.io.out(JSON.stringify({ halt: { scope, mode, reason: options.reason ?? null, at }, success: true }));
+  ctx.io.out(
+    `${scopeWords(scope)} is ${mode === 'halted' ? 'HALTED: no new order from any trade process' : 'REDUCING: only orders that reduce a position'}` +
+      `${options.reason ? ` (${options.reason})` : ''}; cancel, close and flatten still work. trade resume lifts it.`,
+  );
+}
+
+export async function runResume(ctx: CommandContext, options: JsonOption & { account?: string }): Promise<void> {
+  const scope = await scopeOf(ctx, options.account);
+  const today = new Date();
+  const { sessionEnd } = await import('../../engine/session.js');
+  const removed = withLedger(ctx, (ledger) =>
+    ledger.exclusive(() => {
+      const n = ledger.clearHalt(scope);
+      // A daily-loss latch of the account is lifted for the rest of its trading day.
+      const account = scope.startsWith('account:') ? scope.slice('account:'.length) : undefined;
+      let loss = false;
+      if (account !== undefined) {
+        const day = sessionEnd(today).toISOString().slice(0, 10);
+        loss = ledger.lossDay(account, day) === 'latched';
+        if (loss) ledger.setLossDay(account, day, 'resumed');
+      }
+      return { halt: n > 0, loss };
+    }),
+  );
+  if (options.json) return ctx.io.out(JSON.stringify({ scope, resumed: removed.halt || removed.loss, success: true }));
+  if (!removed.halt && !removed.loss) return ctx.io.out(`${scopeWords(scope)} was not halted.`);
+  ctx.io.out(`${scopeWords(scope)} resumed${removed.loss ? ' (its daily-loss halt is lifted for the rest of the trading day)' : ''}.`);
+}
+
+export async function runGuardShow(ctx: CommandContext, options: JsonOption): Promise<void> {
+  const settings = await ctx.settings();
+  const rules = settings.guardRules();
+  const now = Date.now();
+  const { halts, pace } = withLedger(ctx, (ledger) => ({
+    halts: ledger.allHalts(),
+    pace: (rules.maxOrders ?? []).map((p) => ({
+      pace: p.text,
+      counts: Object.fromEntries(
+        ledger.db
+          .prepare<[number], { account: string; n: number }>('SELECT account, count(*) AS n FROM sends WHERE at > ? GROUP BY account ORDER BY account')
+          .all(now - p.ms)
+          .map((row) => [row.account, row.n]),
+      ),
+    })),
+  }));
+  if (options.json) {
+    const body = {
+      profile: settings.profile,
+      rules: Object.fromEntries(GUARD_RULES.filter((r) => rules.texts[r] !== undefined).map((r) => [r, { value: rules.texts[r], source: rules.sources[r] }])),
+      halts,
+      pace,
+      ledger: ledgerFile(ctx),
+      success: true,
+    };
+    return ctx.io.out(JSON.stringify(body));
+  }
+  ctx.io.out(`Guard of profile ${settings.profile} (ledger ${ledgerFile(ctx)})`);
+  if (!anyRuleSet(rules)) ctx.io.out('  no rule is set (trade config set guard.max-order-qty 10, ...): every order passes, and is journaled');
+  else for (const rule of GUARD_RULES) if (rules.texts[rule] !== undefined) ctx.io.out(`  ${rule.padEnd(17)} ${rules.texts[rule]}  (${rules.sources[rule]})`);
+  ctx.io.out(halts.length === 0 ? 'State: ACTIVE' : `State: ${halts.map((h) => `${scopeWords(h.scope)} ${h.mode.toUpperCase()} since ${h.at}${h.reason ? ` (${h.reason})` : ''}`).join('; ')}`);
+  for (const p of pace) {
+    const used = Object.entries(p.counts);
+    ctx.io.out(`Pace ${p.pace}: ${used.length === 0 ? 'nothing sent in the window' : used.map(([a, n]) => `${a} ${n} sent, ${Math.max(0, Number(p.pace.split('/')[0]) - n)} left`).join('; ')}`);
+  }
+  if (rules.dailyLoss !== undefined) ctx.io.out(`Daily loss: new risk stops at a trading day's P&L of -${rules.dailyLoss} (trade account NAME shows the P&L)`);
+}
+
+export async function runGuardTest(ctx: CommandContext, options: OrderCommandOptions & JsonOption): Promise<void> {
+  const order = orderFromFlags('place', options, { account: await ctx.defaultAccount() });
+  const backend = (await ctx.openBackend()) as GuardedBackend;
+  const verdict = await using(backend, (b) => (b as GuardedBackend).check(options.flattenFirst ? 'FlatPlace' : 'PlaceOrder', order));
+  if (options.json) {
+    const body = verdict.refusal
+      ? { pass: false, rule: verdict.refusal.rule, error: verdict.refusal.error, limit: verdict.refusal.limit, value: verdict.refusal.value, detail: verdict.refusal.reason, sent: false }
+      : { pass: true, sent: false };
+    return ctx.io.out(JSON.stringify(body));
+  }
+  const what = `${order.action} ${order.quantity} ${order.instrument} ${order.orderType} in ${order.account}`;
+  if (verdict.refusal) ctx.io.out(`${what}: would be refused by guard ${verdict.refusal.rule}: ${verdict.refusal.reason}${verdict.refusal.source ? ` (${verdict.refusal.source})` : ''}. Nothing was sent.`);
+  else ctx.io.out(`${what}: would pass the guard. Nothing was sent.`);
+}
+
+export async function runGuardReset(ctx: CommandContext, options: JsonOption): Promise<void> {
+  const aside = moveAside(ledgerFile(ctx));
+  if (options.json) return ctx.io.out(JSON.stringify({ movedTo: aside ?? null, success: true }));
+  ctx.io.out(aside ? `The guard's ledger was moved to ${aside}; a new, empty one starts with the next order.` : `There is no ledger at ${ledgerFile(ctx)}.`);
+}
+
+/** `1h`, `30m`, `2d` ago, or an ISO time. */
+function sinceOf(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  if (/^\d{4}-\d{2}-\d{2}/.test(raw)) {
+    const time = new Date(raw);
+    if (Number.isNaN(time.getTime())) throw new UsageError(`--since must be a duration like 1h or an ISO time, got '${raw}'`);
+    return time.toISOString();
+  }
+  try {
+    return new Date(Date.now() - parseDuration(raw)).toISOString();
+  } catch (error) {
+    throw new UsageError(`--since ${(error as Error).message}`);
+  }
+}
+
+const outcomeOf = (line: JournalLine): JournalLine['outcome'] => (isOrphaned(line) ? 'unknown' : line.outcome);
+
+export async function runHistory(ctx: CommandContext, options: JsonOption & { since?: string; account?: string; unknown?: boolean }): Promise<void> {
+  const since = sinceOf(options.since);
+  const account = options.account === undefined ? undefined : parseAccountName(options.account);
+  const lines = withLedger(ctx, (ledger) =>
+    ledger.lines({ since, account, outcomes: options.unknown ? ['sent', 'unknown'] : undefined }).map((line) => ({ ...line, outcome: outcomeOf(line) })),
+  ).filter((line) => !options.unknown || line.outcome === 'unknown');
+  if (options.json) {
+    const entries = lines.map((l) => ({
+      id: l.id, at: l.at, profile: l.profile, backend: l.backend, source: l.source, operation: l.operation, account: l.account,
+      instrument: l.instrument, request: JSON.parse(l.request) as unknown, clientOrderId: l.client_order_id, outcome: l.outcome,
+      orderId: l.order_id, message: l.message, rule: l.rule, doneAt: l.done_at,
+    }));
+    return ctx.io.out(JSON.stringify({ entries, count: entries.length, success: true }));
+  }
+  if (lines.length === 0) return ctx.io.out(options.unknown ? 'No request has an unknown outcome.' : 'No request in the journal.');
+  const rows = lines.map((l) => {
+    const r = JSON.parse(l.request) as Record<string, unknown>;
+    const order = r.action !== undefined ? `${r.action} ${r.quantity} ${r.orderType ?? ''}`.trim() : '';
+    return [
+      String(l.id), l.at.replace('T', ' ').slice(0, 19), l.source, l.operation, l.account ?? '—', l.instrument ?? '—', order || '—',
+      l.outcome === 'refused' ? `refused (${l.rule})` : l.outcome, l.order_id ?? l.message?.slice(0, 60) ?? '',
+    ];
+  });
+  for (const line of table(['ID', 'TIME (UTC)', 'SOURCE', 'OPERATION', 'ACCOUNT', 'INSTRUMENT', 'ORDER', 'OUTCOME', 'ORDER ID / MESSAGE'], rows)) ctx.io.out(line);
+}
+
+/**
+ * Each request whose outcome is unknown, asked about: an order sent with a client order id is
+ * looked up by it (GetOrderStatus); found, it was placed (accepted); not found, it never was
+ * (rejected, "not placed"). A request without a client id cannot be looked up and stays unknown.
+ */
+export async function runReconcile(ctx: CommandContext, options: JsonOption): Promise<void> {
+  const unknown = withLedger(ctx, (ledger) => ledger.lines({ outcomes: ['sent', 'unknown'] }).filter((l) => outcomeOf(l) === 'unknown'));
+  const results: Array<{ id: number; operation: string; outcome: string; orderId?: string; state?: string; message?: string }> = [];
+  if (unknown.length > 0) {
+    const backend: Backend = await ctx.openBackend();
+    await using(backend, async (b) => {
+      for (const line of unknown) {
+        if (!line.client_order_id || !line.account) {
+          results.push({ id: line.id, operation: line.operation, outcome: 'unknown', message: 'sent without a client order id: check with trade orders' });
+          continue;
+        }
+        try {
+          const status = await b.call('GetOrderStatus', { account: line.account, orderId: line.client_order_id });
+          const state = String((status.value as { orderState?: unknown }).orderState ?? 'unknown state');
+          results.push({ id: line.id, operation: line.operation, outcome: 'accepted', orderId: line.client_order_id, state });
+        } catch (error) {
+          if (error instanceof RejectedError && error.status === 404) results.push({ id: line.id, operation: line.operation, outcome: 'rejected', message: 'not placed: the service has no order with its client id' });
+          else if (error instanceof NetworkError) results.push({ id: line.id, operation: line.operation, outcome: 'unknown', message: `still unknown: ${error.message}` });
+          else throw error;
+        }
+      }
+    });
+    withLedger(ctx, (ledger) => {
+      const at = new Date().toISOString();
+      for (const r of results) if (r.outcome !== 'unknown') ledger.settle(r.id, r.outcome as 'accepted' | 'rejected', { orderId: r.orderId, message: r.message ?? (r.state ? `reconciled: ${r.state}` : undefined), at });
+        else ledger.settle(r.id, 'unknown', { message: r.message, at });
+    });
+  }
+  if (options.json) return ctx.io.out(JSON.stringify({ reconciled: results, count: results.length, success: true }));
+  if (results.length === 0) return ctx.io.out('No request has an unknown outcome.');
+  for (const r of results)
+    ctx.io.out(`#${r.id} ${r.operation}: ${r.outcome === 'accepted' ? `placed (order ${r.orderId}, ${r.state})` : r.outcome === 'rejected' ? r.message : r.message}`);
+}

@@ -1,0 +1,181 @@
+/** Every guard rule on the pure check, at its limit and one past it: no backend, no ledger, no clock. */
+import { describe, expect, it } from 'vitest';
+import { buildRules, evaluate, type Facts, type GuardRule, insideWindow, type Intent, normalizeRule, parseWindows, reduces, RuleSyntaxError } from '../../src/guard/rules.js';
+
+const NOW = new Date('2026-11-24T15:00:00Z'); // a Tuesday, 09:00 in Chicago
+const rules = (texts: Partial<Record<GuardRule, string>>) =>
+  buildRules(Object.fromEntries(Object.entries(texts).map(([k, v]) => [k, normalizeRule(k as GuardRule, v!)])), Object.fromEntries(Object.keys(texts).map((k) => [k, 'profile default'])));
+const buy = (quantity: number, extra: Partial<Intent> = {}): Intent => ({
+  operation: 'PlaceOrder', kind: 'order', account: 'Sim101', instrument: 'ES 12-25', action: 'BUY', quantity, orderType: 'MARKET', ...extra,
+});
+const facts = (extra: Partial<Facts> = {}): Facts => ({ now: NOW, ...extra });
+
+describe('max-order-qty', () => {
+  const r = rules({ 'max-order-qty': '10' });
+  it('passes at the limit, refuses one past it with the rule, limit and value', () => {
+    expect(evaluate(buy(10), r, facts())).toBeUndefined();
+    expect(evaluate(buy(11), r, facts())).toMatchObject({
+      rule: 'max-order-qty', error: 'guard_max_order_qty', limit: 10, value: 11, reason: 'quantity 11 is above the limit of 10', source: 'profile default',
+    });
+  });
+  it('a change refuses only when it raises the quantity past the limit', () => {
+    expect(evaluate(buy(11, { operation: 'Change', quantityBefore: 12 }), r, facts())).toBeUndefined();
+    expect(evaluate(buy(11, { operation: 'Change', quantityBefore: 10 }), r, facts())?.rule).toBe('max-order-qty');
+  });
+  it('an order that only reduces the position passes', () => {
+    expect(evaluate(buy(20, { action: 'SELL' }), r, facts({ position: 20 }))).toBeUndefined();
+    expect(evaluate(buy(21, { action: 'SELL' }), r, facts({ position: 20 }))?.rule).toBe('max-order-qty');
+  });
+});
+
+describe('max-position', () => {
+  const r = rules({ 'max-position': '5' });
+  it('counts the position, the working orders on the same side and this order', () => {
+    expect(evaluate(buy(2), r, facts({ position: 2, workingSameSide: 1 }))).toBeUndefined();
+    expect(evaluate(buy(3), r, facts({ position: 2, workingSameSide: 1 }))).toMatchObject({ rule: 'max-position', limit: 5, value: 6 });
+  });
+  it('either way: short too', () => {
+    expect(evaluate(buy(5, { action: 'SELL' }), r, facts({ position: 0 }))).toBeUndefined();
+    expect(evaluate(buy(6, { action: 'SELL' }), r, facts({ position: 0 }))?.value).toBe(6);
+  });
+  it('0 allows no position at all, but closing one still passes', () => {
+    const zero = rules({ 'max-position': '0' });
+    expect(evaluate(buy(1), zero, facts({ position: 0 }))?.rule).toBe('max-position');
+    expect(evaluate(buy(3, { action: 'SELL' }), zero, facts({ position: 3 }))).toBeUndefined();
+  });
+});
+
+describe('instruments and accounts', () => {
+  it('roots or exact contracts', () => {
+    const r = rules({ instruments: 'es, nq,CL 01-26' });
+    expect(r.texts.instruments).toBe('ES,NQ,CL 01-26');
+    expect(evaluate(buy(1), r, facts())).toBeUndefined();
+    expect(evaluate(buy(1, { instrument: 'CL 01-26' }), r, facts())).toBeUndefined();
+    expect(evaluate(buy(1, { instrument: 'CL 02-26' }), r, facts())).toMatchObject({ rule: 'instruments', value: 'CL 02-26' });
+    expect(evaluate(buy(1, { instrument: 'MES 12-25' }), r, facts())?.rule).toBe('instruments');
+  });
+  it('accounts by glob, and the one rule even an exit must pass', () => {
+    const r = rules({ accounts: 'Sim*,Paper1' });
+    expect(evaluate(buy(1, { account: 'Sim102' }), r, facts())).toBeUndefined();
+    expect(evaluate(buy(1, { account: 'Paper1' }), r, facts())).toBeUndefined();
+    expect(evaluate(buy(1, { account: 'Live7' }), r, facts())).toMatchObject({ rule: 'accounts', value: 'Live7' });
+    expect(evaluate({ operation: 'Flatten', kind: 'exit', account: 'Live7' }, r, facts())?.rule).toBe('accounts');
+  });
+});
+
+describe('window', () => {
+  it('inside and outside, by the zone named, with the clock passed in', () => {
+    const r = rules({ window: 'Mon-Fri 08:30-15:00 America/Chicago' });
+    expect(evaluate(buy(1), r, facts({ now: new Date('2026-11-24T14:30:00Z') }))).toBeUndefined(); // 08:30 Chicago: opens
+    expect(evaluate(buy(1), r, facts({ now: new Date('2026-11-24T14:29:59Z') }))?.rule).toBe('window');
+    expect(evaluate(buy(1), r, facts({ now: new Date('2026-11-24T20:59:00Z') }))).toBeUndefined(); // 14:59
+    expect(evaluate(buy(1), r, facts({ now: new Date('2026-11-24T21:00:00Z') }))?.rule).toBe('window'); // 15:00: closed
+    expect(evaluate(buy(1), r, facts({ now: new Date('2026-11-28T16:00:00Z') }))?.rule).toBe('window'); // Saturday
+  });
+  it('summer time moves the window with the zone', () => {
+    const [w] = parseWindows('Mon-Fri 08:30-15:00 America/Chicago');
+    expect(insideWindow(w!, new Date('2026-07-07T13:30:00Z'))).toBe(true); // 08:30 CDT
+    expect(insideWindow(w!, new Date('2026-07-07T13:29:00Z'))).toBe(false);
+  });
+  it('a window past midnight, and several windows', () => {
+    const [w] = parseWindows('Sun-Thu 17:00-16:00 America/Chicago');
+    expect(insideWindow(w!, new Date('2026-11-29T23:00:00Z'))).toBe(true); // Sunday 17:00
+    expect(insideWindow(w!, new Date('2026-11-30T21:59:00Z'))).toBe(true); // Monday 15:59
+    expect(insideWindow(w!, new Date('2026-11-30T22:30:00Z'))).toBe(false); // Monday 16:30
+    expect(insideWindow(w!, new Date('2026-11-28T18:00:00Z'))).toBe(false); // Saturday
+    const two = rules({ window: 'Mon-Fri 08:30-11:00 America/Chicago; Mon-Fri 13:00-15:00 America/Chicago' });
+    expect(evaluate(buy(1), two, facts({ now: new Date('2026-11-24T18:00:00Z') }))?.rule).toBe('window'); // 12:00
+    expect(evaluate(buy(1), two, facts({ now: new Date('2026-11-24T19:00:00Z') }))).toBeUndefined(); // 13:00
+  });
+});
+
+describe('max-orders', () => {
+  const r = rules({ 'max-orders': '5/s, 60/min' });
+  it('each pace at its count and one past', () => {
+    expect(r.texts['max-orders']).toBe('5/s,60/min');
+    expect(evaluate(buy(1), r, facts({ paceCounts: [4, 59] }))).toBeUndefined();
+    expect(evaluate(buy(1), r, facts({ paceCounts: [5, 5] }))).toMatchObject({ rule: 'max-orders', limit: '5/s', value: 6 });
+    expect(evaluate(buy(1), r, facts({ paceCounts: [0, 60] }))).toMatchObject({ rule: 'max-orders', limit: '60/min', value: 61 });
+  });
+});
+
+describe('daily-loss', () => {
+  const r = rules({ 'daily-loss': '500' });
+  it('at the limit refuses, above it passes; a latch holds; resume lifts it', () => {
+    expect(evaluate(buy(1), r, facts({ dayPnl: -499.99 }))).toBeUndefined();
+    expect(evaluate(buy(1), r, facts({ dayPnl: -500 }))).toMatchObject({ rule: 'daily-loss', limit: 500, value: -500 });
+    expect(evaluate(buy(1), r, facts({ lossLatched: true }))?.rule).toBe('daily-loss');
+    expect(evaluate(buy(1), r, facts({ lossLatched: true, lossResumed: true }))).toBeUndefined();
+  });
+  it('never stops an order that reduces', () => {
+    expect(evaluate(buy(1, { action: 'SELL' }), r, facts({ dayPnl: -900, position: 1 }))).toBeUndefined();
+  });
+});
+
+describe('duplicate-window', () => {
+  const r = rules({ 'duplicate-window': '10s' });
+  it('refuses an identical order the ledger saw within the window', () => {
+    expect(evaluate(buy(1), r, facts())).toBeUndefined();
+    expect(evaluate(buy(1), r, facts({ duplicateAt: NOW.getTime() - 9_000 }))).toMatchObject({ rule: 'duplicate-window', value: 9000 });
+  });
+});
+
+describe('confirm-live', () => {
+  const r = rules({ 'confirm-live': 'on', 'sim-accounts': 'Paper*' });
+  it('a simulation account needs nothing; another needs the confirmation', () => {
+    expect(evaluate(buy(1, { account: 'Sim101' }), r, facts())).toBeUndefined();
+    expect(evaluate(buy(1, { account: 'Paper2' }), r, facts())).toBeUndefined();
+    expect(evaluate(buy(1, { account: 'U12345' }), r, facts())).toMatchObject({ rule: 'confirm-live', value: 'U12345' });
+    expect(evaluate(buy(1, { account: 'U12345' }), r, facts({ liveConfirmed: true }))).toBeUndefined();
+  });
+});
+
+describe('halt', () => {
+  const halted: Facts['halt'] = { mode: 'halted', scope: 'profile:default', at: '2026-11-24T14:00:00Z', reason: 'runaway' };
+  const reducing: Facts['halt'] = { ...halted, mode: 'reducing' };
+  it('HALTED refuses new risk and every change; reducing orders and exits pass', () => {
+    const r = rules({});
+    expect(evaluate(buy(1), r, facts({ halt: halted }))).toMatchObject({ rule: 'halt', error: 'guard_halt' });
+    expect(evaluate(buy(1), r, facts({ halt: halted }))?.reason).toContain('profile default is HALTED since 2026-11-24T14:00:00Z (runaway)');
+    expect(evaluate(buy(1, { action: 'SELL' }), r, facts({ halt: halted, position: 2 }))).toBeUndefined();
+    expect(evaluate({ operation: 'ClosePosition', kind: 'exit', account: 'Sim101' }, r, facts({ halt: halted }))).toBeUndefined();
+    expect(evaluate(buy(1, { operation: 'Change', quantityBefore: 1 }), r, facts({ halt: halted, position: 0 }))?.rule).toBe('halt');
+  });
+  it('REDUCING also lets a change that adds no size through', () => {
+    const r = rules({});
+    expect(evaluate(buy(1, { operation: 'Change', quantityBefore: 1 }), r, facts({ halt: reducing, position: 0 }))).toBeUndefined();
+    expect(evaluate(buy(2, { operation: 'Change', quantityBefore: 1 }), r, facts({ halt: reducing, position: 0 }))?.rule).toBe('halt');
+    expect(evaluate(buy(1), r, facts({ halt: reducing }))?.rule).toBe('halt');
+  });
+});
+
+describe('reduces', () => {
+  it('the other side, no larger than the position', () => {
+    expect(reduces(buy(2, { action: 'SELL' }), 2)).toBe(true);
+    expect(reduces(buy(3, { action: 'SELL' }), 2)).toBe(false);
+    expect(reduces(buy(1), 2)).toBe(false);
+    expect(reduces(buy(1), -1)).toBe(true);
+    expect(reduces(buy(1), 0)).toBe(false);
+    expect(reduces(buy(1), undefined)).toBe(false);
+  });
+});
+
+describe('rule texts', () => {
+  it.each([
+    ['max-order-qty', '0', 'must be a whole number of contracts of at least 1'],
+    ['max-order-qty', '2.5', 'must be a whole number'],
+    ['max-position', '-1', 'must be a whole number'],
+    ['window', 'Mon-Fri 8:30 to 15:00', 'each window must be DAYS HH:MM-HH:MM ZONE'],
+    ['window', 'Mon-Fri 08:30-15:00 Mars/Olympus', "'Mars/Olympus' is not a time zone"],
+    ['window', 'Mon-Fry 08:30-15:00 UTC', 'is not a list of days'],
+    ['window', 'Mon-Fri 08:30-25:00 UTC', "'25:00' is not a time of day"],
+    ['max-orders', '5 per second', 'each pace must be COUNT/UNIT'],
+    ['daily-loss', '-5', 'must be an amount above 0'],
+    ['duplicate-window', '10 parsecs', 'must be a duration like 10s'],
+    ['confirm-live', 'maybe', 'must be on or off'],
+    ['instruments', 'ES;NQ', "'ES;NQ' is not a root or contract"],
+  ] as const)('%s %j is refused: %s', (rule, raw, message) => {
+    expect(() => normalizeRule(rule, raw)).toThrow(RuleSyntaxError);
+    expect(() => normalizeRule(rule, raw)).toThrow(message);
+  });
+});
