@@ -4,7 +4,7 @@
  * are written, so a batch of any length holds no more than the lines not yet written.
  */
 import { printable } from '../backends/remote.js';
-import { ConfigError, ExitCode, NetworkError, RateLimitedError, RejectedError, TradeError, UsageError } from '../order/errors.js';
+import { ConfigError, ExitCode, GuardError, NetworkError, RateLimitedError, RejectedError, TradeError, UsageError } from '../order/errors.js';
 
 export interface BatchResult {
   line: number;
@@ -33,16 +33,21 @@ function statusOf(error: TradeError): number | null {
   if (error instanceof RejectedError) return error.status;
   if (error instanceof RateLimitedError) return 429;
   if (error instanceof ConfigError) return 401;
+  // Refused by the guard before it was sent: a refusal by policy.
+  if (error instanceof GuardError) return 403;
   // A typed error that carries the status it stands for (a store refusal, say) keeps it.
   const status = (error as { status?: unknown }).status;
   return typeof status === 'number' ? status : null;
 }
 
 /** A typed failure of one line: the service's body (or the error's message) and its status. */
+const guardRefusals = new WeakSet<BatchResult>();
+
 export function failure(line: number, id: unknown, error: TradeError): BatchResult {
-  const data = error instanceof RejectedError ? error.body : { error: error.message };
+  const data = error instanceof RejectedError || error instanceof GuardError ? error.body : { error: error.message };
   const result: BatchResult = { line, id, status: statusOf(error), data };
   if (error instanceof NetworkError) result.outcome = error.outcomeUnknown ? 'unknown' : 'not-sent';
+  if (error instanceof GuardError) guardRefusals.add(result);
   return result;
 }
 
@@ -90,6 +95,7 @@ export function createTally(): Tally {
   let internal = 0;
   let unknown = 0;
   let notSentCount = 0;
+  let guarded = 0;
   let firstInternal: string | undefined;
   return {
     add(result) {
@@ -100,6 +106,7 @@ export function createTally(): Tally {
         firstInternal ??= `line ${result.line}: ${(result.data as { detail: string }).detail}`;
       } else if (result.status !== null) rejected += 1;
       if (result.status === 429) rateLimited += 1;
+      if (guardRefusals.has(result)) guarded += 1;
       if (result.outcome === 'unknown') unknown += 1;
       if (result.outcome === 'not-sent') notSentCount += 1;
     },
@@ -110,11 +117,13 @@ export function createTally(): Tally {
       if (stop.broken) return stop.broken.exitCode;
       if (unknown > 0) return ExitCode.network;
       if (rateLimited > 0) return ExitCode.rateLimited;
+      // Every line that failed was refused by the guard: its own exit code.
+      if (guarded > 0 && guarded === lines - succeeded && !stop.readFailure) return ExitCode.guard;
       if (succeeded < lines || stop.readFailure) return ExitCode.rejected;
       return ExitCode.ok;
     },
     summary(stop) {
-      const parts = [`${succeeded} succeeded`, `${rejected} rejected`];
+      const parts = [`${succeeded} succeeded`, `${rejected} rejected${guarded ? ` (${guarded} of them by the guard: trade history lists them)` : ''}`];
       if (internal) parts.push(`${internal} failed unexpectedly`);
       if (unknown) parts.push(`${unknown} outcome unknown (check with \`trade orders\`)`);
       if (notSentCount) parts.push(`${notSentCount} not sent`);

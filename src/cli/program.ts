@@ -2,8 +2,9 @@
  * The commander tree. Each action imports its command file on demand, so `trade --help` loads
  * neither the engine nor the schema.
  */
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { CONFIG_KEYS, ENV_FOR, KEY_HELP } from '../config/key-table.js';
+import { GUARD_RULES } from '../guard/rules.js';
 import { VERSION } from '../version.js';
 import { LIVE_SOURCES } from './complete-sources.js';
 import type { MutableContext } from './context.js';
@@ -32,6 +33,15 @@ function addOrderOptions(command: Command): Command {
     .option('-y, --yes', 'send without the confirm that follows the prompts')
     .option('-i, --interactive', 'at a terminal, ask every field (flag values as defaults) and confirm')
     .option('--no-input', 'never prompt: missing flags are an error (as when stdin is not a terminal)');
+}
+
+/** `--guard max-order-qty=2`, repeatable: the rules given, by name; an unknown rule is a usage error. */
+function collectGuard(raw: string, previous: Record<string, string> = {}): Record<string, string> {
+  const eq = raw.indexOf('=');
+  const rule = eq < 0 ? raw.trim() : raw.slice(0, eq).trim().replace(/^guard\./, '');
+  if (eq < 0 || !(GUARD_RULES as readonly string[]).includes(rule))
+    throw new InvalidArgumentError(`it takes RULE=VALUE with a rule among ${GUARD_RULES.join(', ')} (--guard max-order-qty=2).`);
+  return { ...previous, [rule]: raw.slice(eq + 1) };
 }
 
 /** The commands that make or inspect profiles: a profile not yet in the config is theirs to name. */
@@ -65,9 +75,10 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .option('--profile <name>', 'config profile to use (default: TRADE_PROFILE, "default")')
     .option('--insecure', 'allow sending the token over plain http:// or ws:// to another host')
     .option('--confirm-live', "confirm orders to an account that is not a simulation account (the guard's confirm-live rule)")
+    .option('--guard <rule=value>', 'a guard rule for this run, over TRADE_GUARD_* and the config (repeatable): --guard max-order-qty=2', collectGuard)
     .hook('preAction', async (_program, action) => {
-      const { backend, profile, insecure, confirmLive } = action.optsWithGlobals();
-      ctx.setGlobalFlags({ backend, profile, insecure, confirmLive });
+      const { backend, profile, insecure, confirmLive, guard } = action.optsWithGlobals();
+      ctx.setGlobalFlags({ backend, profile, insecure, confirmLive, guard });
       if (profile !== undefined) await checkProfile(ctx, profile, action);
     })
     .showSuggestionAfterError(true)

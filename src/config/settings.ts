@@ -33,6 +33,8 @@ export interface GlobalFlags {
   insecure?: boolean;
   /** --confirm-live: the guard's confirm-live rule is answered for this run. */
   confirmLive?: boolean;
+  /** --guard RULE=VALUE (repeatable): guard rules for this run, over the environment and the config. */
+  guard?: Partial<Record<string, string>>;
 }
 
 /** A key whose value cannot be used, and where that value came from. */
@@ -119,7 +121,7 @@ export function resolveSettings(env: Env, flags: GlobalFlags = {}, read: () => C
   const problems = new Map<ConfigKey, SettingProblem>();
   const secrets: string[] = [];
   for (const key of CONFIG_KEYS) {
-    const fromFlag = key === 'backend' ? flags.backend : undefined;
+    const fromFlag = key === 'backend' ? flags.backend : isGuardKey(key) ? flags.guard?.[ruleOf(key)] : undefined;
     const fromEnv = env[ENV_FOR[key]];
     const source: Exclude<Source, 'default'> =
       fromFlag !== undefined ? 'flag' : fromEnv !== undefined && fromEnv !== '' ? 'env' : 'config';
@@ -136,7 +138,7 @@ export function resolveSettings(env: Env, flags: GlobalFlags = {}, read: () => C
       values[key] = normalizeValue(key, raw);
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
-      const where = source === 'flag' ? `--${key}` : source === 'env' ? ENV_FOR[key] : `${configPath(env)} (profile ${profile})`;
+      const where = source === 'flag' ? (isGuardKey(key) ? `--guard ${ruleOf(key)}=` : `--${key}`) : source === 'env' ? ENV_FOR[key] : `${configPath(env)} (profile ${profile})`;
       const hint = fixHint(key, source, profile);
       problems.set(key, { key, source, raw, error: new ConfigError(`${where}: ${error.message}`, { code: 'bad_config', hint }) });
     }
@@ -184,7 +186,7 @@ export function resolveSettings(env: Env, flags: GlobalFlags = {}, read: () => C
         if (text === undefined) continue;
         const rule = ruleOf(key);
         texts[rule] = text;
-        from[rule] = sources[key] === 'env' ? ENV_FOR[key] : `profile ${profile}`;
+        from[rule] = sources[key] === 'env' ? ENV_FOR[key] : sources[key] === 'flag' ? '--guard' : `profile ${profile}`;
       }
       return buildRules(texts, from);
     },

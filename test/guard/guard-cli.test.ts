@@ -229,3 +229,57 @@ describe("README's worked example", () => {
     }
   }, 60_000);
 });
+
+describe('batch, flags and the ledger', () => {
+  it('in a batch a refused line is reported like any failed line and the rest go on', async () => {
+    const env = client('embedded', { TRADE_GUARD_MAX_ORDER_QTY: '2' });
+    const line = (id: string, quantity: number) =>
+      JSON.stringify({ id, api: 'PlaceOrder', args: { account: 'Sim101', instrument: 'ES 09-25', action: 'BUY', quantity, orderType: 'MARKET', timeInForce: 'DAY' } });
+    const ran = await runBin(['batch', '-'], env, [line('a', 1), line('b', 5), line('c', 2)].join('\n'));
+    const results = ran.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; status: number; data: Record<string, unknown> });
+    expect(results.map((r) => [r.id, r.status])).toEqual([['a', 200], ['b', 403], ['c', 200]]);
+    expect(results[1]!.data).toMatchObject({ success: false, error: 'guard_max_order_qty', rule: 'max-order-qty', limit: 2, value: 5 });
+    expect(ran.code).toBe(6);
+    expect(ran.stderr).toContain('Batch of 3 lines: 2 succeeded, 1 rejected (1 of them by the guard: trade history lists them).');
+    expect(await orderCount(env)).toBe(2);
+    const history = JSON.parse((await runBin(['history', '--json'], env)).stdout) as { entries: Array<{ source: string; outcome: string }> };
+    expect(history.entries.map((e) => `${e.source} ${e.outcome}`).sort()).toEqual(['batch accepted', 'batch accepted', 'batch refused']);
+  });
+
+  it('--guard RULE=VALUE sets a rule for one run, over the environment; a bad one is a usage error', async () => {
+    const env = client('embedded', { TRADE_GUARD_MAX_ORDER_QTY: '10' });
+    const refused = await runBin(['place', ...orderArgs({ '--quantity': '3' }), '--guard', 'max-order-qty=2'], env);
+    expect(refused.code).toBe(6);
+    expect(refused.stderr).toContain('quantity 3 is above the limit of 2 (--guard)');
+    const unknown = await runBin(['place', ...orderArgs(), '--guard', 'max-qty=2'], env);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('it takes RULE=VALUE with a rule among max-order-qty');
+    const bad = await runBin(['place', ...orderArgs(), '--guard', 'max-order-qty=lots'], env);
+    expect(bad.code).toBe(3);
+    expect(bad.stderr).toContain("--guard max-order-qty=: guard.max-order-qty must be a whole number of contracts of at least 1, got 'lots'");
+    expect(await orderCount(env)).toBe(0);
+  });
+
+  it('confirm-live: an account that is not a simulation account needs --confirm-live in a script', async () => {
+    const env = client('embedded', { TRADE_GUARD_CONFIRM_LIVE: 'on' });
+    expect((await runBin(['accounts', 'add', 'U1234'], env)).code).toBe(0);
+    const refused = await runBin(['place', ...orderArgs({ '--account': 'U1234' })], env);
+    expect(refused.code).toBe(6);
+    expect(refused.stderr).toContain('refused by guard confirm-live: account U1234 is not a simulation account and was not confirmed');
+    expect((await runBin(['place', ...orderArgs({ '--account': 'U1234' }), '--confirm-live'], env)).code).toBe(0);
+    expect((await runBin(['place', ...orderArgs()], env)).code).toBe(0); // Sim101 needs nothing
+  });
+
+  it('the ledger holds no token, in any form', async () => {
+    const env = client('http');
+    expect((await runBin(['place', ...orderArgs()], env)).code).toBe(0);
+    const { readFileSync, readdirSync } = await import('node:fs');
+    const files = readdirSync(env.TRADE_HOME!).filter((f) => f.startsWith('guard.db'));
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) {
+      const bytes = readFileSync(join(env.TRADE_HOME!, f));
+      expect(bytes.includes(Buffer.from(TOKEN))).toBe(false);
+      expect(bytes.includes(Buffer.from(Buffer.from(TOKEN).toString('base64')))).toBe(false);
+    }
+  });
+});

@@ -91,7 +91,7 @@ describe.each(['http', 'ws'] as const)('trade batch --backend %s against trade s
     // The store holds exactly the answered orders (and the reverse's closing order), with their positions.
     const ok = out.filter((r) => r.status === 200).map((r) => r.data.orderId!);
     const client = server.engine.listOrders().filter((o) => o.origin === 'client');
-    expect(client.map((o) => o.id).sort()).toEqual([...ok, client[0]!.id].sort());
+    expect(client.map((o) => o.orderId).sort()).toEqual([...ok, client[0]!.orderId].sort());
     const signed = (i: number) => (i % 3 ? 1 : -1) * (1 + (i % 4));
     const es = Array.from({ length: 24 }, (_, i) => signed(i)).reduce((a, b) => a + b, 0);
     expect(server.engine.listPositions().map((p) => [p.instrument, p.quantity])).toEqual([['ES 09-25', es], ['NQ 12-25', -3]]);
@@ -109,7 +109,7 @@ describe.each(['http', 'ws'] as const)('trade batch --backend %s against trade s
     expect(out.map((r) => [r.id, r.status])).toEqual(lines.map((_, i) => [`b${i}`, 200]));
     const ids = out.map((r) => r.data.orderId!);
     expect(new Set(ids).size).toBe(30);
-    expect(server.engine.listOrders().map((o) => o.id).sort()).toEqual([...ids].sort());
+    expect(server.engine.listOrders().map((o) => o.orderId).sort()).toEqual([...ids].sort());
     // The server's own log: exactly one answered placement per line; the rest of the requests were 429s.
     const placements = server.logs.filter((l) => /(POST \S+\/orders\/place|WS PlaceOrder id=\S+) 200 /.test(l));
     expect(placements).toHaveLength(30);
