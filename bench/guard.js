@@ -18,8 +18,10 @@ const RULES = {
 export async function benchGuard({ orders = 2000, block = 100 } = {}) {
   const { createEmbeddedBackend, guardBackend, buildRules, normalizeRule, parseOrder, ledgerPath } = await import('../dist/lib.js');
   const { dir, cleanup } = tempDir();
-  const file = join(dir, 'trade.db');
-  const bare = createEmbeddedBackend({ file });
+  // Two stores: one connection writing each, as one trade process would (a second writer on the
+  // same file would drop the other's cached sums at every commit).
+  const file = join(dir, 'guarded', 'trade.db');
+  const bare = createEmbeddedBackend({ file: join(dir, 'bare', 'trade.db') });
   const rules = buildRules(Object.fromEntries(Object.entries(RULES).map(([rule, text]) => [rule, normalizeRule(rule, text)])));
   const guarded = guardBackend(createEmbeddedBackend({ file }), { rules, ledgerFile: ledgerPath(file), profile: 'bench', source: 'bench' });
   // BUY q then SELL q (which reduces): q runs 1..50, so no order repeats within the duplicate window.

@@ -4,7 +4,8 @@ import { createCommitter } from '../engine/committer.js';
 import { OPERATIONS } from '../service/operations.js';
 import type { ReplyOf } from '../service/operations.js';
 import { envelopeData } from '../service/shapes.js';
-import type { Backend } from './types.js';
+import type { Backend, GuardFacts } from './types.js';
+import { positionObject } from '../engine/service-shapes.js';
 
 export interface EmbeddedBackendOptions extends EngineOptions {
   /** The SQLite store's path. */
@@ -13,6 +14,7 @@ export interface EmbeddedBackendOptions extends EngineOptions {
 
 export interface EmbeddedBackend extends Backend {
   readonly engine: Engine;
+  readonly guardFacts: GuardFacts;
 }
 
 /** The simulation engine in-process, answering every operation as `trade serve` would. */
@@ -29,6 +31,18 @@ export function embeddedBackendOn(engine: Engine): EmbeddedBackend {
     name: 'embedded',
     label: `embedded (${engine.file})`,
     engine,
+    guardFacts: {
+      position: (account, instrument) => engine.getPosition(account, instrument)?.quantity ?? 0,
+      working: (account, instrument, action) =>
+        engine
+          .listOrders({ account, instrument, activeOnly: true })
+          .filter((o) => o.action === action)
+          .reduce((sum, o) => sum + Math.max(0, o.quantity - o.filledQuantity), 0),
+      dayPnl(account) {
+        const unrealized = engine.listPositions({ account }).reduce((sum, p) => sum + positionObject(engine, p).unrealizedProfitLoss, 0);
+        return engine.accountMoney(account).realizedToday + unrealized;
+      },
+    },
     async call(name, args) {
       const { body, detail } = await committer.inOrder(() => simulate(engine, name, args), OPERATIONS[name].movesMoney);
       // The value is read as a remote client reads it: GetWatermarks' data, not its envelope (§1.7).

@@ -26,3 +26,17 @@ export interface Backend {
   call<K extends OperationName>(name: K, args: ArgsOf<K>): Promise<CallResult<K>>;
   close(): Promise<void>;
 }
+
+/**
+ * What the guard reads before an order, answered directly by a backend that can (the embedded
+ * engine, in-process): no round trip and no reply shaping. Remote backends have none; the guard
+ * then asks through `call` (GetPosition, GetOrders, GetAccount).
+ */
+export interface GuardFacts {
+  /** The net position (long > 0). */
+  position(account: string, instrument: string): number;
+  /** Contracts still to fill of the working orders of one instrument and side. */
+  working(account: string, instrument: string, action: 'BUY' | 'SELL'): number;
+  /** Realized P&L of the trading day plus the open positions' unrealized, in money (GetAccount's two figures). */
+  dayPnl(account: string): number;
+}

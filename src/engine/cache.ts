@@ -15,6 +15,8 @@ export interface WriteCache {
   settings: Map<string, Pick<ContractSettingRow, 'commission' | 'slippage_ticks'> | null>;
   /** Keyed `account\u0000instrument`. */
   positions: Map<string, PositionRow | null>;
+  /** Per account: realized P&L (points) and commissions per instrument, in total and since `dayStart`. */
+  money: Map<string, { dayStart: string; rows: Map<string, MoneyRow> }>;
   /** The earliest session end (ms) of the working DAY orders, Infinity with none; undefined: not known. */
   dayExpiry: number | undefined;
   /** Checks `data_version` (inside a transaction) and drops everything if another connection committed. */
@@ -30,6 +32,7 @@ export function createWriteCache(db: Db): WriteCache {
     prices: new Map(),
     settings: new Map(),
     positions: new Map(),
+    money: new Map(),
     dayExpiry: undefined,
     sync() {
       const now = version.get() as unknown as number;
@@ -42,10 +45,32 @@ export function createWriteCache(db: Db): WriteCache {
       cache.prices.clear();
       cache.settings.clear();
       cache.positions.clear();
+      cache.money.clear();
       cache.dayExpiry = undefined;
     },
   };
   return cache;
+}
+
+export interface MoneyRow {
+  total: number;
+  today: number;
+  commission: number;
+  commissionToday: number;
+}
+
+/** A fill written by this connection, added to its account's money sums when they are kept. */
+export function addToMoney(cache: WriteCache, account: string, instrument: string, realized: number, commission: number, time: string): void {
+  const kept = cache.money.get(account);
+  if (!kept) return;
+  let row = kept.rows.get(instrument);
+  if (!row) kept.rows.set(instrument, (row = { total: 0, today: 0, commission: 0, commissionToday: 0 }));
+  row.total += realized;
+  row.commission += commission;
+  if (time >= kept.dayStart) {
+    row.today += realized;
+    row.commissionToday += commission;
+  }
 }
 
 export const positionKey = (account: string, instrument: string) => `${account}\u0000${instrument}`;

@@ -323,7 +323,7 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
     closeStrategy: write(trading.closeStrategy),
     quoteDay: (instrument) => market.quoteDay(instrument, clock()),
     ticks: (instrument, from, to) => market.ticks(instrument, from, to),
-    accountMoney: (account) => market.money(resolveAccount(account), clock()),
+    accountMoney: (account) => market.money(resolveAccount(account), clock(), core.cache),
     contractSettings: () => q.contractSettings.all().map(toSettings),
     setContractSettings,
     contracts,

@@ -6,7 +6,7 @@ import { placeBrackets } from './atm.js';
 import { rootOf } from '../service/contracts.js';
 import { tickSizeOf } from './price-feed.js';
 import { type Core, positionOf, settingsOf } from './core.js';
-import { positionKey } from './cache.js';
+import { addToMoney, positionKey } from './cache.js';
 import { matchOrder } from './matching.js';
 import { cancelSiblings } from './oco.js';
 import { FLAT, nextPosition } from './position.js';
@@ -49,6 +49,7 @@ export function applyFill(core: Core, row: OrderRow, commission: number, time: s
   const realized = next.realizedPnl - before.realizedPnl;
   const executionId = core.makeExecutionId();
   q.insertFill.run(row.id, row.account, row.instrument, row.action, row.quantity, price, time, executionId, next.quantity, realized, commission);
+  addToMoney(core.cache, row.account, row.instrument, realized, commission, time);
   effects.fills.push({
     executionId,
     orderId: row.order_id,

@@ -4,6 +4,7 @@
  * bars built from the same ticks, and an account's cash and P&L in money (point values of §10).
  */
 import { tradingDayStart } from '../service/chicago.js';
+import type { MoneyRow, WriteCache } from './cache.js';
 import { contractSpec } from '../service/contracts.js';
 import type { Db } from './store.js';
 
@@ -83,18 +84,32 @@ export function createMarket(db: Db) {
       return ticksSince.all(instrument, from, instrument, from).filter((t) => t.time <= to);
     },
 
-    /** An account's realized P&L in money, in total and since the trading day began. */
-    money(account: string, now: Date): AccountMoney {
-      const start = tradingDayStart(now).toISOString();
-      const rows = realized.all(start, start, account);
-      return {
-        realizedTotal: rows.reduce((sum, r) => sum + r.total * pointValue(r.instrument), 0),
-        realizedToday: rows.reduce((sum, r) => sum + r.today * pointValue(r.instrument), 0),
-        commissionTotal: rows.reduce((sum, r) => sum + r.commission, 0),
-        commissionToday: rows.reduce((sum, r) => sum + r.commissionToday, 0),
-      };
+    /**
+     * An account's realized P&L in money, in total and since the trading day began. The sums per
+     * instrument are kept in the write cache after the first read (every fill this connection
+     * writes adds to them, in fills.ts; another connection's commit drops them), so a read per
+     * order (the guard's daily-loss) costs nothing like a scan of every fill.
+     */
+    money(account: string, now: Date, cache: WriteCache): AccountMoney {
+      const dayStart = tradingDayStart(now).toISOString();
+      cache.sync();
+      let kept = cache.money.get(account);
+      if (kept?.dayStart !== dayStart) {
+        kept = { dayStart, rows: new Map(realized.all(dayStart, dayStart, account).map((r) => [r.instrument, { ...r }])) };
+        cache.money.set(account, kept);
+      }
+      return sumMoney([...kept.rows.entries()]);
     },
   };
 }
 
 export type Market = ReturnType<typeof createMarket>;
+
+function sumMoney(rows: Array<[string, MoneyRow]>): AccountMoney {
+  return {
+    realizedTotal: rows.reduce((sum, [instrument, r]) => sum + r.total * pointValue(instrument), 0),
+    realizedToday: rows.reduce((sum, [instrument, r]) => sum + r.today * pointValue(instrument), 0),
+    commissionTotal: rows.reduce((sum, [, r]) => sum + r.commission, 0),
+    commissionToday: rows.reduce((sum, [, r]) => sum + r.commissionToday, 0),
+  };
+}

@@ -8,7 +8,7 @@
  * transaction before it is sent, and its outcome after.
  */
 import { randomBytes } from 'node:crypto';
-import type { Backend, CallResult } from '../backends/types.js';
+import type { Backend, CallResult, GuardFacts } from '../backends/types.js';
 import { GuardError, NetworkError } from '../order/errors.js';
 import type { Order } from '../order/schema.js';
 import { sessionEnd } from '../engine/session.js';
@@ -99,21 +99,57 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
   let ledger: Ledger | undefined;
   const openOnce = () => (ledger ??= openLedger(options.ledgerFile));
 
+  // The embedded engine answers the guard's reads directly; a remote backend through `call`.
+  const direct = (inner as { guardFacts?: GuardFacts }).guardFacts;
+
   async function position(account: string, instrument: string): Promise<number> {
+    if (direct) return direct.position(account, instrument);
     const read = await inner.call('GetPosition', { account, instrument });
     return signedPosition(read.value.marketPosition, read.value.quantity);
   }
 
+  async function working(account: string, instrument: string, action: 'BUY' | 'SELL'): Promise<number> {
+    if (direct) return direct.working(account, instrument, action);
+    const orders = (await inner.call('GetOrders', { account, activeOnly: true })).value.orders;
+    return orders
+      .filter((o) => o.instrument === instrument && actionOf(o.orderAction) === action && !['Filled', 'Cancelled', 'Rejected'].includes(o.orderState ?? ''))
+      .reduce((sum, o) => sum + Math.max(0, (o.quantity ?? 0) - (o.filled ?? 0)), 0);
+  }
+
+  async function dayPnl(account: string): Promise<number | undefined> {
+    if (direct) return direct.dayPnl(account);
+    const item = (await inner.call('GetAccount', { account })).value.item ?? {};
+    const total = Number(item.realizedProfitLoss ?? 0) + Number(item.unrealizedProfitLoss ?? 0);
+    return Number.isFinite(total) ? total : undefined;
+  }
+
+  /**
+   * Orders this process has passed and not yet heard back about, per account and instrument: a
+   * batch's lines in flight are not in the backend's position or working orders yet, so they are
+   * counted here (as working orders of their side, and as using up the position an order on the
+   * other side may reduce).
+   */
+  const inFlight = new Map<string, { BUY: number; SELL: number }>();
+  const flightKey = (account: string, instrument: string) => `${account}\u0000${instrument}`;
+  function fly(intent: Intent, sign: 1 | -1): void {
+    if (intent.kind !== 'order' || !intent.account || !intent.instrument || !intent.action || !intent.quantity) return;
+    const key = flightKey(intent.account, intent.instrument);
+    const entry = inFlight.get(key) ?? { BUY: 0, SELL: 0 };
+    entry[intent.action] += sign * intent.quantity;
+    if (entry.BUY === 0 && entry.SELL === 0) inFlight.delete(key);
+    else inFlight.set(key, entry);
+  }
+
   /** Completes the intent and gathers what the rules set need to judge it. */
   async function gather(name: OperationName, intent: Intent, args: unknown, facts: Facts, led: Ledger): Promise<Intent> {
-    const { account, instrument } = intent;
+    const { account } = intent;
     if (account === undefined) return intent;
     facts.halt = led.halts(account, options.profile);
     if (name === 'Reverse') {
       // Turns the position over: the new side's size is the position's.
-      facts.position = await position(account, instrument!);
-      if (facts.position === 0) return { ...intent, kind: 'exit' };
-      intent = { ...intent, action: facts.position > 0 ? 'SELL' : 'BUY', quantity: Math.abs(facts.position), orderType: 'REVERSE' };
+      const current = await position(account, intent.instrument!);
+      if (current === 0) return { ...intent, kind: 'exit' };
+      intent = { ...intent, action: current > 0 ? 'SELL' : 'BUY', quantity: Math.abs(current), orderType: 'REVERSE' };
       // Closing first, then opening: what counts is the new side alone.
       facts.position = 0;
     }
@@ -127,16 +163,14 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
         quantity: intent.quantity ?? order.quantity ?? 0,
       };
     }
+    const instrument = intent.instrument;
+    // Taken before the backend is read: an order that lands in between is counted twice, never missed.
+    const flying = instrument !== undefined ? { ...(inFlight.get(flightKey(account, instrument)) ?? { BUY: 0, SELL: 0 }) } : undefined;
     if (rules.dailyLoss !== undefined) {
       const state = led.lossDay(account, tradingDay(facts.now));
       facts.lossLatched = state === 'latched';
       facts.lossResumed = state === 'resumed';
-      if (!facts.lossLatched && !facts.lossResumed) {
-        const item = (await inner.call('GetAccount', { account })).value.item ?? {};
-        const realized = Number(item.realizedProfitLoss ?? 0);
-        const unrealized = Number(item.unrealizedProfitLoss ?? 0);
-        if (Number.isFinite(realized + unrealized)) facts.dayPnl = realized + unrealized;
-      }
+      if (!facts.lossLatched && !facts.lossResumed) facts.dayPnl = await dayPnl(account);
     }
     if (rules.confirmLive && !isSimAccount(account, rules))
       facts.liveConfirmed = options.confirmLive === true || (options.askLive ? await options.askLive(account) : false);
@@ -148,13 +182,9 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
     if (name === 'CancelAndBracket' && facts.position !== undefined && facts.position !== 0 && intent.quantity !== undefined)
       // Clamped to the position it protects.
       intent = { ...intent, quantity: Math.min(intent.quantity, Math.abs(facts.position)) };
-    if (rules.maxPosition !== undefined && instrument !== undefined && intent.action !== undefined && name !== 'FlatPlace') {
-      const orders = (await inner.call('GetOrders', { account, activeOnly: true })).value.orders;
-      const working = orders.filter(
-        (o) => o.instrument === intent.instrument && actionOf(o.orderAction) === intent.action && !['Filled', 'Cancelled', 'Rejected'].includes(o.orderState ?? ''),
-      );
-      facts.workingSameSide = working.reduce((sum, o) => sum + Math.max(0, (o.quantity ?? 0) - (o.filled ?? 0)), 0);
-    }
+    if (rules.maxPosition !== undefined && instrument !== undefined && intent.action !== undefined && name !== 'FlatPlace')
+      facts.workingSameSide = (await working(account, instrument, intent.action)) + (flying?.[intent.action] ?? 0);
+    facts.flying = flying;
     return intent;
   }
 
@@ -193,7 +223,8 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
       pid: process.pid,
     };
     const fp = fingerprint(intent);
-    const judge = () => led.exclusive(() => {
+    type Verdict = { unsure: true } | { refusal: Refusal } | { id: number };
+    const judge = () => inTurn<Verdict>(led, () => {
       // Read again under the write lock: what another process did a moment ago counts.
       facts.halt = intent.account !== undefined ? led.halts(intent.account, options.profile) : undefined;
       if (intent.account !== undefined && rules.maxOrders)
@@ -211,13 +242,14 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
       if (intent.account !== undefined && spec.guard === 'order') led.recordSend(intent.account, now.getTime(), fp);
       return { id: led.journal({ ...line, outcome: 'sent' }) };
     });
-    let verdict = judge();
+    let verdict = await judge();
     if ('unsure' in verdict) {
       facts.position = await position(intent.account!, intent.instrument!);
-      verdict = judge();
+      verdict = await judge();
     }
     if ('refusal' in verdict) throw refusalError(verdict.refusal!);
     const id = (verdict as { id: number }).id;
+    fly(intent, 1);
     try {
       const result = await inner.call(name, args);
       const orderId = (result.value as { orderId?: unknown }).orderId;
@@ -227,15 +259,64 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
       const unknown = error instanceof NetworkError && error.outcomeUnknown;
       settle(led, id, unknown ? 'unknown' : 'rejected', { message: (error as Error).message });
       throw error;
+    } finally {
+      fly(intent, -1);
     }
   }
 
-  function settle(led: Ledger, id: number, outcome: 'accepted' | 'rejected' | 'unknown', fields: { orderId?: string; message?: string }) {
+  /**
+   * The ledger's writes, grouped: every request judged in one turn of the event loop (a batch's
+   * lines in flight) shares one transaction under the write lock, with the outcomes recorded
+   * since the last one. A verdict is answered only after the commit that holds it, so nothing is
+   * sent before its journal line is stored; an outcome waits for the next transaction (or the
+   * backend's close): a process killed before it leaves the line `sent`, read as unknown.
+   */
+  const turn: Array<{ work: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void }> = [];
+  const outcomes: Array<[number, 'accepted' | 'rejected' | 'unknown', { orderId?: string; message?: string; at: string }]> = [];
+  let scheduled = false;
+
+  function inTurn<T>(led: Ledger, work: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      turn.push({ work, resolve: resolve as (v: unknown) => void, reject });
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(() => flush(led));
+      }
+    });
+  }
+
+  function flush(led: Ledger): void {
+    scheduled = false;
+    const works = turn.splice(0);
+    const settled = outcomes.splice(0);
+    if (works.length === 0 && settled.length === 0) return;
+    const results: Array<{ value?: unknown; error?: unknown }> = [];
     try {
-      led.settle(id, outcome, { ...fields, at: clock().toISOString() });
+      led.exclusive(() => {
+        for (const [id, outcome, fields] of settled) led.settle(id, outcome, fields);
+        for (const { work } of works) {
+          try {
+            results.push({ value: work() });
+          } catch (error) {
+            // The ledger itself failing fails the whole turn (below); anything else is this request's.
+            if (error instanceof GuardError) throw error;
+            results.push({ error });
+          }
+        }
+      });
     } catch (error) {
-      // The request was sent: its outcome stands; the journal line stays `sent` (unknown later).
-      options.warn?.(`The guard's journal could not record the outcome: ${(error as Error).message}`);
+      for (const { reject } of works) reject(error);
+      if (settled.length > 0) options.warn?.(`The guard's journal could not record ${settled.length} outcome(s): ${(error as Error).message}`);
+      return;
+    }
+    works.forEach(({ resolve, reject }, i) => (results[i]!.error !== undefined ? reject(results[i]!.error) : resolve(results[i]!.value)));
+  }
+
+  function settle(led: Ledger, id: number, outcome: 'accepted' | 'rejected' | 'unknown', fields: { orderId?: string; message?: string }) {
+    outcomes.push([id, outcome, { ...fields, at: clock().toISOString() }]);
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(() => flush(led));
     }
   }
 
@@ -267,7 +348,10 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
       try {
         await inner.close();
       } finally {
-        ledger?.close();
+        if (ledger) {
+          flush(ledger);
+          ledger.close();
+        }
       }
     },
   };

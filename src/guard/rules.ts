@@ -270,6 +270,8 @@ export interface Facts {
   duplicateAt?: number;
   /** confirm-live: the person typed the account, or --confirm-live was given. */
   liveConfirmed?: boolean;
+  /** Orders of this process in flight on the instrument, not yet in the position: they use up what another may reduce. */
+  flying?: { BUY: number; SELL: number };
 }
 
 export interface Refusal {
@@ -299,6 +301,15 @@ export function reduces(intent: Intent, position: number | undefined): boolean {
   if (position === undefined || position === 0 || intent.action === undefined || intent.quantity === undefined) return false;
   const opposite = (position > 0 && intent.action === 'SELL') || (position < 0 && intent.action === 'BUY');
   return opposite && intent.quantity <= Math.abs(position);
+}
+
+/** The position an order may reduce: less what orders in flight on the reducing side already take. */
+function reducible(facts: Facts): number | undefined {
+  const { position, flying } = facts;
+  if (position === undefined || !flying) return position;
+  if (position > 0) return Math.max(0, position - flying.SELL);
+  if (position < 0) return Math.min(0, position + flying.BUY);
+  return position;
 }
 
 /** Does the intent need the position to be judged (a rule that reads it, or one that would refuse unless it reduces)? */
@@ -344,7 +355,7 @@ export function evaluate(intent: Intent, rules: Rules, facts: Facts, options: { 
   if (rules.accounts && account !== undefined && !rules.accounts.some((glob) => globMatch(glob, account)))
     return refusal('accounts', rules.texts.accounts, account, `account ${account} is not in ${rules.texts.accounts}`, rules);
   if (intent.kind === 'exit') return undefined;
-  if (!options.assumeAddsRisk && reduces(intent, facts.position)) return undefined;
+  if (!options.assumeAddsRisk && reduces(intent, reducible(facts))) return undefined;
 
   const change = intent.quantityBefore !== undefined;
   const addsSize = !change || (intent.quantity !== undefined && intent.quantity > intent.quantityBefore!);
