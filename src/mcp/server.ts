@@ -1,22 +1,31 @@
 /**
- * The MCP server of `trade mcp`: the SDK's McpServer with one tool per operation of the tier
- * (src/mcp/tools.ts) and GuardStatus. The SDK validates a call against the row's schema and
- * answers protocol errors; a tool runs the operation on the guarded backend the command opened,
- * so every money-moving call is judged and journaled (source `mcp`) like any other.
+ * The MCP server of `trade mcp`: the SDK's Server (protocol, capabilities, transports) answering
+ * tools/list with one tool per operation of the tier (src/mcp/tools.ts) and GuardStatus, and
+ * tools/call by running the operation on the guarded backend the command opened, so every
+ * money-moving call is judged and journaled (source `mcp`) like any other.
+ *
+ * The SDK's low-level Server rather than its McpServer: McpServer validates a call with the zod
+ * schema itself and answers a bad argument in its own words; here a call is validated as
+ * `trade batch` validates a line (parseArgs), so an agent reads the CLI's own message.
  *
  * The SDK is passed in: only `trade mcp` loads it (src/cli/commands/mcp.ts).
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { CallToolRequestSchema, CallToolResult, ErrorCode, ListToolsRequestSchema, McpError, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Backend } from '../backends/types.js';
 import { isSimAccount, type Rules } from '../guard/rules.js';
 import { GuardError, TradeError } from '../order/errors.js';
-import { OPERATIONS, type OperationName, type ArgsOf } from '../service/operations.js';
+import { isOperationName, OPERATIONS, type OperationName } from '../service/operations.js';
 import { VERSION } from '../version.js';
-import { describeOperation, GUARD_STATUS_TOOL, inputSchemaOf, operationsForTier, type Tier } from './tools.js';
+import { argsOf, describeOperation, GUARD_STATUS_TOOL, inputJsonSchemaOf, operationsForTier, type Tier } from './tools.js';
 
+/** What the server needs of the SDK (src/cli/commands/mcp.ts loads it). */
 export interface McpSdk {
-  McpServer: typeof McpServer;
+  Server: typeof Server;
+  ListToolsRequestSchema: typeof ListToolsRequestSchema;
+  CallToolRequestSchema: typeof CallToolRequestSchema;
+  McpError: typeof McpError;
+  ErrorCode: typeof ErrorCode;
 }
 
 export interface TradeMcpOptions {
@@ -79,53 +88,58 @@ function paperRefusal(name: OperationName, args: Record<string, unknown>, option
   });
 }
 
-export function createTradeMcpServer(sdk: McpSdk, options: TradeMcpOptions): McpServer {
-  const { backend, redact } = options;
-  const server = new sdk.McpServer(
-    { name: 'trade', version: VERSION },
-    {
-      instructions:
-        `Futures orders and positions through trade (${backend.label.replace(/ \(.*$/, '')} backend, tier ${options.tier}). ` +
-        'Each tool is one operation of the order service. Every money-moving call passes the guard first: a refusal names its rule and sends nothing. ' +
-        'Call GuardStatus to see the rules, any halt, and what headroom is left before planning orders.' +
-        (options.defaultAccount ? ` Tools that take an account default to ${options.defaultAccount}.` : ''),
-    },
-  );
-  for (const name of operationsForTier(options.tier)) {
-    const spec = OPERATIONS[name];
-    server.registerTool(
-      name,
-      {
+const GUARD_STATUS_DESCRIPTION =
+  "The guard in front of every money-moving call: its rules (and where each is set), its state (halts: set by a person with trade halt), and the headroom left (orders left in each pace window per account, the largest order and position, the daily-loss limit), plus this server's tier. Reads only.";
+
+export function createTradeMcpServer(sdk: McpSdk, options: TradeMcpOptions): Server {
+  const { backend, redact, defaultAccount } = options;
+  const operations = operationsForTier(options.tier);
+  const listed = new Set<string>(operations);
+  // Built once: the list is the same for every call and every session.
+  const tools: Tool[] = [
+    ...operations.map((name): Tool => {
+      const moves = OPERATIONS[name].movesMoney;
+      return {
+        name,
         description: describeOperation(name),
-        inputSchema: inputSchemaOf(name, options.defaultAccount),
-        annotations: { readOnlyHint: !spec.movesMoney, destructiveHint: spec.movesMoney, idempotentHint: !spec.movesMoney, openWorldHint: backend.name !== 'embedded' },
-      },
-      async (args: Record<string, unknown>) => {
-        try {
-          const refusal = paperRefusal(name, args, options);
-          if (refusal) throw refusal;
-          const answer = await backend.call(name, args as ArgsOf<typeof name>);
-          return result(isPlainObject(answer.body) ? answer.body : { body: answer.body }, redact);
-        } catch (error) {
-          return failure(error, redact);
-        }
-      },
-    );
-  }
-  server.registerTool(
-    GUARD_STATUS_TOOL,
+        inputSchema: inputJsonSchemaOf(name, defaultAccount) as Tool['inputSchema'],
+        annotations: { readOnlyHint: !moves, destructiveHint: moves, idempotentHint: !moves, openWorldHint: backend.name !== 'embedded' },
+      };
+    }),
     {
-      description:
-        "The guard in front of every money-moving call: its rules (and where each is set), its state (halts: set by a person with trade halt), and the headroom left (orders left in each pace window per account, the largest order and position, the daily-loss limit), plus this server's tier. Reads only.",
+      name: GUARD_STATUS_TOOL,
+      description: GUARD_STATUS_DESCRIPTION,
+      inputSchema: { type: 'object', properties: {}, additionalProperties: false },
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
-    async () => {
-      try {
-        return result({ tier: options.tier, backend: backend.label, ...(await options.guardStatus()), success: true }, redact);
-      } catch (error) {
-        return failure(error, redact);
-      }
+  ];
+  const server = new sdk.Server(
+    { name: 'trade', version: VERSION },
+    {
+      capabilities: { tools: {} },
+      instructions:
+        `Futures orders and positions through trade (${backend.name} backend, tier ${options.tier}). ` +
+        'Each tool is one operation of the order service. Every money-moving call passes the guard first: a refusal names its rule and sends nothing. ' +
+        'Call GuardStatus to see the rules, any halt, and what headroom is left before planning orders.' +
+        (defaultAccount ? ` Tools that take an account default to ${defaultAccount}.` : ''),
     },
   );
+  server.setRequestHandler(sdk.ListToolsRequestSchema, () => ({ tools }));
+  server.setRequestHandler(sdk.CallToolRequestSchema, async (request) => {
+    const { name, arguments: input } = request.params;
+    // A tool outside the tier is not there at all, as for a name that never was.
+    if (name !== GUARD_STATUS_TOOL && !listed.has(name)) throw new sdk.McpError(sdk.ErrorCode.InvalidParams, `Tool ${name} not found`);
+    try {
+      if (name === GUARD_STATUS_TOOL) return result({ tier: options.tier, backend: backend.label, ...(await options.guardStatus()), success: true }, redact);
+      if (!isOperationName(name)) throw new sdk.McpError(sdk.ErrorCode.InvalidParams, `Tool ${name} not found`);
+      const args = argsOf(name, input, defaultAccount);
+      const refusal = paperRefusal(name, args as Record<string, unknown>, options);
+      if (refusal) throw refusal;
+      const answer = await backend.call(name, args);
+      return result(isPlainObject(answer.body) ? answer.body : { body: answer.body }, redact);
+    } catch (error) {
+      return failure(error, redact);
+    }
+  });
   return server;
 }

@@ -7,9 +7,8 @@
  * the tests and the command's checks run without it.
  */
 import * as z from 'zod';
-import { type FieldIssue } from '../order/errors.js';
 import { accountNameField } from '../order/schema.js';
-import { OPERATION_NAMES, OPERATIONS, type OperationName, type OperationSpec } from '../service/operations.js';
+import { type ArgsOf, OPERATION_NAMES, OPERATIONS, type OperationName, type OperationSpec, parseArgs } from '../service/operations.js';
 
 /** What the person starting the server lets an agent do, from least to most. */
 export const TIERS = ['read', 'paper', 'trade'] as const;
@@ -61,21 +60,36 @@ export function describeOperation(name: OperationName): string {
 /** Is this field one the caller must give? */
 const required = (field: z.core.$ZodType) => !z.safeParse(field, undefined).success;
 
+/** Whether a call of the operation without an account takes the default one (the row requires an account). */
+export function takesDefaultAccount(name: OperationName): boolean {
+  const account = (OPERATIONS[name] as OperationSpec).fields().account;
+  return account !== undefined && required(account);
+}
+
 /**
- * The tool's input: the row's fields as a strict object, its cross-field rules (`check`) in the
- * same pass, and, when a default account is set (--account, TRADE_ACCOUNT, the profile's
- * `account`), a required `account` that defaults to it. An optional account stays optional: in
- * FlattenEverything its absence means "every account".
+ * The tool's input as JSON Schema: the row's fields as a strict object, as a client writes them
+ * (before normalization). When a default account is set (--account, TRADE_ACCOUNT, the profile's
+ * `account`), a required `account` becomes optional with that default. An optional account stays
+ * as it is: in FlattenEverything its absence means "every account".
  */
-export function inputSchemaOf(name: OperationName, defaultAccount?: string): z.ZodObject {
+export function inputJsonSchemaOf(name: OperationName, defaultAccount?: string): Record<string, unknown> {
   const spec = OPERATIONS[name] as OperationSpec;
   const fields: Record<string, z.core.$ZodType> = { ...spec.fields() };
-  if (defaultAccount !== undefined && fields.account !== undefined && required(fields.account))
-    fields.account = accountNameField.prefault(defaultAccount);
-  const object = z.strictObject(fields);
-  const check = spec.check;
-  if (!check) return object;
-  return object.superRefine((args, ctx) => {
-    for (const issue of check(args) as FieldIssue[]) ctx.addIssue({ code: 'custom', path: [issue.field], message: issue.message, input: args });
-  });
+  if (defaultAccount !== undefined && takesDefaultAccount(name)) fields.account = accountNameField.prefault(defaultAccount);
+  const { $schema: _draft, ...schema } = z.toJSONSchema(z.strictObject(fields), { io: 'input', target: 'draft-7' }) as Record<string, unknown>;
+  return schema;
+}
+
+/**
+ * A call's arguments, validated and normalized as `trade batch` does a line (parseArgs, client
+ * mode: unknown fields refused), after the default account is put in where the row needs one. A
+ * ValidationError carries the CLI's message: `Invalid request: quantity: ...`.
+ */
+export function argsOf<K extends OperationName>(name: K, input: unknown, defaultAccount?: string): ArgsOf<K> {
+  const args = input === undefined ? {} : input;
+  const withAccount =
+    defaultAccount !== undefined && args !== null && typeof args === 'object' && !Array.isArray(args) && (args as { account?: unknown }).account === undefined && takesDefaultAccount(name)
+      ? { ...args, account: defaultAccount }
+      : args;
+  return parseArgs(name, withAccount, 'client');
 }

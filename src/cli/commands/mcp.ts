@@ -87,8 +87,9 @@ export async function runMcp(ctx: CommandContext, options: McpOptions, deps: Mcp
     });
   const account = options.account !== undefined ? parseAccountName(options.account) : await ctx.defaultAccount();
 
-  const [{ McpServer }, { createTradeMcpServer }, { guardStatus }] = await Promise.all([
-    import('@modelcontextprotocol/sdk/server/mcp.js'),
+  const [{ Server }, { ListToolsRequestSchema, CallToolRequestSchema, McpError, ErrorCode }, { createTradeMcpServer }, { guardStatus }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/index.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
     import('../../mcp/server.js'),
     import('./guard.js'),
   ]);
@@ -98,7 +99,7 @@ export async function runMcp(ctx: CommandContext, options: McpOptions, deps: Mcp
     await using(backend, async () => {
       const makeServer = () =>
         createTradeMcpServer(
-          { McpServer },
+          { Server, ListToolsRequestSchema, CallToolRequestSchema, McpError, ErrorCode },
           {
             tier,
             backend,
@@ -142,7 +143,7 @@ export async function runMcp(ctx: CommandContext, options: McpOptions, deps: Mcp
  * backend. The SDK's Express app validates the Host header (DNS rebinding) and parses JSON; its
  * bearer middleware refuses a request without the token (401) before the transport sees it.
  */
-async function serveHttp(makeServer: () => import('@modelcontextprotocol/sdk/server/mcp.js').McpServer, port: number, token: string) {
+async function serveHttp(makeServer: () => import('@modelcontextprotocol/sdk/server/index.js').Server, port: number, token: string) {
   const [{ createMcpExpressApp }, { requireBearerAuth }, { InvalidTokenError }, { StreamableHTTPServerTransport }] = await Promise.all([
     import('@modelcontextprotocol/sdk/server/express.js'),
     import('@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js'),
