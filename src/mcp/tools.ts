@@ -9,10 +9,9 @@
 import * as z from 'zod';
 import { accountNameField } from '../order/schema.js';
 import { type ArgsOf, OPERATION_NAMES, OPERATIONS, type OperationName, type OperationSpec, parseArgs } from '../service/operations.js';
+import { TIERS, type Tier } from './tiers.js';
 
-/** What the person starting the server lets an agent do, from least to most. */
-export const TIERS = ['read', 'paper', 'trade'] as const;
-export type Tier = (typeof TIERS)[number];
+export { TIERS, type Tier };
 
 /** The tool beside the table's rows: the guard's rules, state and headroom. */
 export const GUARD_STATUS_TOOL = 'GuardStatus';

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { ConfigError, UsageError } from '../../order/errors.js';
 import { parseAccountName } from '../../order/schema.js';
 import { redact } from '../../config/redact.js';
-import type { Tier } from '../../mcp/tools.js';
+import type { Tier } from '../../mcp/tiers.js';
 import { type CommandContext, using } from '../context.js';
 import { type StopWhen, untilSignal } from '../signals.js';
 
