@@ -9,6 +9,7 @@ import { CONFIG_KEYS } from '../config/key-table.js';
 import { BACKENDS, REMOTE_BACKENDS } from '../config/keys.js';
 import { PRICE_SOURCES } from '../engine/sources.js';
 import { ACTIONS, OPEN_SIDES, ORDER_TYPES, SIDES, TIMES_IN_FORCE } from '../order/schema.js';
+import { TIERS } from '../mcp/tiers.js';
 import { LIVE_SOURCES, type LiveSource } from './complete-sources.js';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
@@ -39,6 +40,7 @@ export const VALUE_RULES: Readonly<Record<string, ValueSpec>> = {
   '--profile': live('profiles'),
   '--backend': choices(BACKENDS),
   '--from': choices(REMOTE_BACKENDS),
+  '--tier': choices(TIERS),
   '--action': choices(ACTIONS),
   '--order-type': choices(ORDER_TYPES),
   '--tif': choices(TIMES_IN_FORCE),

@@ -1014,6 +1014,29 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
       await runServe(ctx, options);
     });
 
+  program
+    .command('mcp')
+    .summary('Serve the operations to AI agents over MCP, in tiers, behind the guard')
+    .description(
+      "Serve the order service's operations as Model Context Protocol tools for AI agents: over stdio (what a desktop agent starts), or with --http PORT over the streamable HTTP transport on 127.0.0.1, every request needing 'Authorization: Bearer <token>' (the profile's token). --tier read lists the reading operations only; paper adds the money-moving ones, sent only to the embedded engine or to simulation accounts (Sim*, guard.sim-accounts); trade adds live accounts and refuses to start unless the guard has max-order-qty and max-position set. Every money-moving call goes through the guard and its journal (source mcp): trade history shows what an agent did, trade halt stops it. A GuardStatus tool shows the rules, the state and the headroom.",
+    )
+    .option('--tier <tier>', 'what an agent may call: read, paper or trade', 'read')
+    .option('--http <port>', 'serve the streamable HTTP transport on 127.0.0.1:PORT instead of stdio (0 picks a free port)')
+    .option('--account <name>', 'the account of the tools that take one when an agent gives none (default: TRADE_ACCOUNT, config)')
+    .addHelpText(
+      'after',
+      examples(
+        'trade mcp                                       # read-only tools over stdio',
+        'trade mcp --tier paper --account Sim101         # and orders on the embedded engine',
+        'trade --backend ws --profile live mcp --tier trade --account Live1',
+        'trade mcp --tier paper --http 8765              # http://127.0.0.1:8765/mcp, token required',
+      ),
+    )
+    .action(async (options) => {
+      const { runMcp } = await import('./commands/mcp.js');
+      await runMcp(ctx, options);
+    });
+
   return program;
 }
 

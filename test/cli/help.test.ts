@@ -102,6 +102,7 @@ describe('help', () => {
       'reconcile',
       'doctor',
       'serve',
+      'mcp',
     ]);
   });
 

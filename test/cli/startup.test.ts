@@ -16,8 +16,8 @@ import { killServes, startServe } from '../helpers/serve-process.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PRELOAD = fileURLToPath(new URL('../fixtures/trace-load.cjs', import.meta.url));
-/** What no command below may load: the other backends, prompts, the server, the config writer. */
-const HEAVY = ['node_modules/undici/', 'node_modules/ws/', 'node_modules/@inquirer/', 'node_modules/fastify/', 'node_modules/@fastify/', 'node_modules/conf/', 'node_modules/cli-progress/', 'src/server/', 'src/config/store.ts'];
+/** What no command below may load: the other backends, prompts, the server, the MCP SDK, the config writer. */
+const HEAVY = ['node_modules/undici/', 'node_modules/ws/', 'node_modules/@inquirer/', 'node_modules/fastify/', 'node_modules/@fastify/', 'node_modules/conf/', 'node_modules/cli-progress/', 'src/server/', 'src/config/store.ts', 'node_modules/@modelcontextprotocol/', 'node_modules/express/', 'src/mcp/'];
 
 let env: Env;
 let dir: string;

@@ -70,40 +70,59 @@ export async function runResume(ctx: CommandContext, options: JsonOption & { acc
   ctx.io.out(`${scopeWords(scope)} resumed${removed.loss ? ' (its daily-loss halt is lifted for the rest of the trading day)' : ''}.`);
 }
 
-export async function runGuardShow(ctx: CommandContext, options: JsonOption): Promise<void> {
+/**
+ * What `trade guard show` reports, and the MCP GuardStatus tool: the rules of the profile, the
+ * halts, and the headroom an order has (pace sent and left per account in each window, the
+ * daily-loss limit).
+ */
+export async function guardStatus(ctx: CommandContext) {
   const settings = await ctx.settings();
   const rules = settings.guardRules();
   const now = Date.now();
   const { halts, pace } = withLedger(ctx, (ledger) => ({
     halts: ledger.allHalts(),
-    pace: (rules.maxOrders ?? []).map((p) => ({
-      pace: p.text,
-      counts: Object.fromEntries(
+    pace: (rules.maxOrders ?? []).map((p) => {
+      const counts = Object.fromEntries(
         ledger.db
           .prepare<[number], { account: string; n: number }>('SELECT account, count(*) AS n FROM sends WHERE at > ? GROUP BY account ORDER BY account')
           .all(now - p.ms)
           .map((row) => [row.account, row.n]),
-      ),
-    })),
+      );
+      const left = Object.fromEntries(Object.entries(counts).map(([account, n]) => [account, Math.max(0, p.count - n)]));
+      return { pace: p.text, limit: p.count, windowMs: p.ms, counts, left };
+    }),
   }));
+  return {
+    profile: settings.profile,
+    rules: Object.fromEntries(GUARD_RULES.filter((r) => rules.texts[r] !== undefined).map((r) => [r, { value: rules.texts[r], source: rules.sources[r] }])),
+    halts,
+    pace,
+    headroom: {
+      maxOrderQty: rules.maxOrderQty ?? null,
+      maxPosition: rules.maxPosition ?? null,
+      dailyLoss: rules.dailyLoss === undefined ? null : -rules.dailyLoss,
+    },
+    ledger: ledgerFile(ctx),
+    rulesSet: anyRuleSet(rules),
+  };
+}
+
+export async function runGuardShow(ctx: CommandContext, options: JsonOption): Promise<void> {
+  const status = await guardStatus(ctx);
+  const { profile, halts } = status;
   if (options.json) {
-    const body = {
-      profile: settings.profile,
-      rules: Object.fromEntries(GUARD_RULES.filter((r) => rules.texts[r] !== undefined).map((r) => [r, { value: rules.texts[r], source: rules.sources[r] }])),
-      halts,
-      pace,
-      ledger: ledgerFile(ctx),
-      success: true,
-    };
+    const body = { profile, rules: status.rules, halts, pace: status.pace.map(({ pace, counts }) => ({ pace, counts })), ledger: status.ledger, success: true };
     return ctx.io.out(JSON.stringify(body));
   }
-  ctx.io.out(`Guard of profile ${settings.profile} (ledger ${ledgerFile(ctx)})`);
+  const rules = (await ctx.settings()).guardRules();
+  const pace = status.pace;
+  ctx.io.out(`Guard of profile ${profile} (ledger ${ledgerFile(ctx)})`);
   if (!anyRuleSet(rules)) ctx.io.out('  no rule is set (trade config set guard.max-order-qty 10, ...): every order passes, and is journaled');
   else for (const rule of GUARD_RULES) if (rules.texts[rule] !== undefined) ctx.io.out(`  ${rule.padEnd(17)} ${rules.texts[rule]}  (${rules.sources[rule]})`);
   ctx.io.out(halts.length === 0 ? 'State: ACTIVE' : `State: ${halts.map((h) => `${scopeWords(h.scope)} ${h.mode.toUpperCase()} since ${h.at}${h.reason ? ` (${h.reason})` : ''}`).join('; ')}`);
   for (const p of pace) {
     const used = Object.entries(p.counts);
-    ctx.io.out(`Pace ${p.pace}: ${used.length === 0 ? 'nothing sent in the window' : used.map(([a, n]) => `${a} ${n} sent, ${Math.max(0, Number(p.pace.split('/')[0]) - n)} left`).join('; ')}`);
+    ctx.io.out(`Pace ${p.pace}: ${used.length === 0 ? 'nothing sent in the window' : used.map(([a, n]) => `${a} ${n} sent, ${p.left[a]} left`).join('; ')}`);
   }
   if (rules.dailyLoss !== undefined) ctx.io.out(`Daily loss: new risk stops at a trading day's P&L of -${rules.dailyLoss} (trade account NAME shows the P&L)`);
 }
