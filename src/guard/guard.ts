@@ -188,7 +188,9 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
     return intent;
   }
 
-  async function guarded<K extends OperationName>(name: K, args: ArgsOf<K>): Promise<CallResult<K>> {
+  type Send = <K extends OperationName>(name: K, args: ArgsOf<K>) => Promise<CallResult<K>>;
+
+  async function guarded<K extends OperationName>(name: K, args: ArgsOf<K>, send: Send): Promise<CallResult<K>> {
     const spec = OPERATIONS[name];
     let led: Ledger;
     try {
@@ -197,7 +199,7 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
       // Fail closed, except for getting flat: an exit goes on, unjournaled, and says so.
       if (spec.guard === 'exit') {
         options.warn?.(`${(error as Error).message.replace(/; nothing was sent\.$/, '')}: this ${name} is sent without being journaled.`);
-        return inner.call(name, args);
+        return send(name, args);
       }
       throw error;
     }
@@ -251,7 +253,7 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
     const id = (verdict as { id: number }).id;
     fly(intent, 1);
     try {
-      const result = await inner.call(name, args);
+      const result = await send(name, args);
       const orderId = (result.value as { orderId?: unknown }).orderId;
       settle(led, id, 'accepted', { orderId: typeof orderId === 'string' ? orderId : undefined });
       return result;
@@ -338,11 +340,28 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
     return { intent, facts, refusal };
   }
 
+  let handoff: Promise<void> = Promise.resolve();
   const own = {
     check,
+    /**
+     * Calls reach the backend in the order they were made: a read waits until the orders asked
+     * before it have been handed over (or refused), however long their judging took, as the
+     * embedded engine's group commit and `trade batch` promise.
+     */
     call<K extends OperationName>(name: K, args: ArgsOf<K>): Promise<CallResult<K>> {
-      if (OPERATIONS[name].guard === undefined) return inner.call(name, args);
-      return guarded(name, args);
+      const before = handoff;
+      let handedOver!: () => void;
+      handoff = new Promise<void>((resolve) => (handedOver = resolve));
+      const send: Send = async (n, a) => {
+        await before;
+        try {
+          return inner.call(n, a);
+        } finally {
+          handedOver();
+        }
+      };
+      const run = OPERATIONS[name].guard === undefined ? send(name, args) : guarded(name, args, send);
+      return run.finally(handedOver);
     },
     async close() {
       try {
