@@ -14,7 +14,7 @@ import type { Order } from '../order/schema.js';
 import { sessionEnd } from '../engine/session.js';
 import { type ArgsOf, type BracketArgs, type ChangeArgs, OPERATIONS, type OperationName } from '../service/operations.js';
 import { openLedger, type Ledger } from './ledger.js';
-import { evaluate, type Facts, fingerprint, type Intent, isSimAccount, needsPosition, type Refusal, type Rules } from './rules.js';
+import { evaluate, type Facts, fingerprint, type Halt, type Intent, isSimAccount, needsPosition, type Refusal, type Rules } from './rules.js';
 
 export interface GuardOptions {
   rules: Rules;
@@ -144,7 +144,9 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
   async function gather(name: OperationName, intent: Intent, args: unknown, facts: Facts, led: Ledger): Promise<Intent> {
     const { account } = intent;
     if (account === undefined) return intent;
-    facts.halt = led.halts(account, options.profile);
+    // Read here only where it decides what to read next (a change's order); the verdict reads it
+    // again under the write lock in any case.
+    if (name === 'Change') facts.halt = led.halts(account, options.profile);
     if (name === 'Reverse') {
       // Turns the position over: the new side's size is the position's.
       const current = await position(account, intent.instrument!);
@@ -228,7 +230,7 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
     type Verdict = { unsure: true } | { refusal: Refusal } | { id: number };
     const judge = () => inTurn<Verdict>(led, () => {
       // Read again under the write lock: what another process did a moment ago counts.
-      facts.halt = intent.account !== undefined ? led.halts(intent.account, options.profile) : undefined;
+      facts.halt = intent.account !== undefined ? haltOf(intent.account) : undefined;
       if (intent.account !== undefined && rules.maxOrders)
         facts.paceCounts = led.paceCounts(intent.account, rules.maxOrders.map((p) => p.ms), now.getTime());
       if (rules.duplicateWindowMs !== undefined) facts.duplicateAt = led.lastSent(fp, now.getTime() - rules.duplicateWindowMs);
@@ -241,7 +243,9 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
         led.journal({ ...line, outcome: 'refused', rule: refusal.rule, message: refusal.reason });
         return { refusal };
       }
-      if (intent.account !== undefined && spec.guard === 'order') led.recordSend(intent.account, now.getTime(), fp);
+      // Counted for the pace and duplicate rules (only when the profile has one: the journal says the rest).
+      if (intent.account !== undefined && spec.guard === 'order' && (rules.maxOrders || rules.duplicateWindowMs !== undefined))
+        led.recordSend(intent.account, now.getTime(), fp);
       return { id: led.journal({ ...line, outcome: 'sent' }) };
     });
     let verdict = await judge();
@@ -276,6 +280,8 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
   const turn: Array<{ work: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void }> = [];
   const outcomes: Array<[number, 'accepted' | 'rejected' | 'unknown', { orderId?: string; message?: string; at: string }]> = [];
   let scheduled = false;
+  /** The halt state of an account, as the current turn's transaction read it. */
+  let haltOf: (account: string) => Halt | undefined = () => undefined;
 
   function inTurn<T>(led: Ledger, work: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -295,6 +301,9 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
     const results: Array<{ value?: unknown; error?: unknown }> = [];
     try {
       led.exclusive(() => {
+        // The halts, read once for the whole turn under the write lock (a handful of rows).
+        const halts = new Map(led.allHalts().map((h) => [h.scope, h]));
+        haltOf = (account) => halts.get(`account:${account}`) ?? halts.get(`profile:${options.profile}`);
         for (const [id, outcome, fields] of settled) led.settle(id, outcome, fields);
         for (const { work } of works) {
           try {
@@ -329,6 +338,7 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
     const facts: Facts = { now };
     const intent = await gather(name, intentOf(name, args), args, facts, led);
     if (OPERATIONS[name].guard === undefined) return { intent, facts };
+    if (intent.account !== undefined) facts.halt = led.halts(intent.account, options.profile);
     if (intent.account !== undefined && rules.maxOrders)
       facts.paceCounts = led.paceCounts(intent.account, rules.maxOrders.map((p) => p.ms), now.getTime());
     if (rules.duplicateWindowMs !== undefined) facts.duplicateAt = led.lastSent(fingerprint(intent), now.getTime() - rules.duplicateWindowMs);
