@@ -27,6 +27,22 @@ export { configDir, type ConfigFile, configPath, readConfigFile } from './config
 
 export type Source = 'flag' | 'env' | 'config' | 'default';
 
+/** Where a key's value came from, for a person: "TRADE_BACKEND", "--backend", "config, profile live", "default", "derived from base-url". */
+export function sourceText(key: ConfigKey, source: Source | 'derived' | null, profile: string | null): string {
+  switch (source) {
+    case 'flag':
+      return isGuardKey(key) ? `--guard ${ruleOf(key)}=` : `--${key}`;
+    case 'env':
+      return ENV_FOR[key];
+    case 'config':
+      return `config, profile ${profile}`;
+    case 'derived':
+      return 'derived from base-url';
+    default:
+      return 'default';
+  }
+}
+
 export interface GlobalFlags {
   backend?: string;
   profile?: string;

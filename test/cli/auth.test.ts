@@ -4,7 +4,6 @@
  * No output of any run (stdout or stderr) may hold any form of either token.
  */
 import { readFileSync } from 'node:fs';
-import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Env } from '../../src/config/paths.js';
@@ -12,6 +11,7 @@ import { type CliResult, runBin, tempHome } from '../helpers/cli.js';
 import { killServes, type ServeProcess, startServe } from '../helpers/serve-process.js';
 import { leaks } from '../helpers/token-forms.js';
 import { SERVE_SECRET, WRONG_SECRET } from '../helpers/tokens.js';
+import { closedPort } from '../helpers/ports.js';
 
 let serve: ServeProcess;
 let serveHome: { env: Env; cleanup: () => void };
@@ -61,13 +61,6 @@ async function useBackend(backend: 'http' | 'ws'): Promise<void> {
   expect((await trade(['config', 'set', 'backend', backend])).code).toBe(0);
 }
 
-async function closedPort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 const masked = (token: string) => `${token.slice(0, 4)}…${token.slice(-4)}`;
 

@@ -1,13 +1,13 @@
 /** trade doctor: against the embedded store, a real `trade serve` (http and ws), a closed port and a wrong token. */
 import Database from 'better-sqlite3';
 import { existsSync, mkdirSync } from 'node:fs';
-import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SCHEMA_VERSION } from '../../src/engine/store.js';
 import type { Env } from '../../src/config/paths.js';
 import { orderArgs, runCli, tempHome } from '../helpers/cli.js';
 import { startServer, TOKEN, type Harness } from '../server/harness.js';
+import { closedPort } from '../helpers/ports.js';
 
 let env: Env;
 let dir: string;
@@ -21,14 +21,6 @@ const doctorJson = async (extra: Env = {}) => {
   return { ...result, report: JSON.parse(result.stdout) };
 };
 
-/** A port nothing listens on: one the system just handed out, closed again. */
-async function closedPort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('trade doctor on embedded', () => {
   it('reports the default backend, the paths and a store not created yet, and creates nothing; exit 0', async () => {

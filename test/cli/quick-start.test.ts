@@ -5,12 +5,12 @@
  * runs, and a second install would rebuild what the other tests use): they must be exactly the
  * commands of `.ci/run`, which CI runs on a clean clone.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { exec, type Ran } from '../helpers/exec.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -69,24 +69,8 @@ const env: NodeJS.ProcessEnv = {
 
 afterAll(() => rmSync(sandbox, { recursive: true, force: true }));
 
-interface Ran {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 /** One README line, by bash (which reads its quotes and comments), from the clone's root. */
-function sh(command: string): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['--noprofile', '--norc', '-c', command], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
+const sh = (command: string): Promise<Ran> => exec('bash', ['--noprofile', '--norc', '-c', command], { cwd: ROOT, env });
 
 /** What each command's comment (or the shown output) says, checked on what it printed. */
 const CLAIMS: Array<{ command: RegExp; check: (ran: Ran) => void }> = [

@@ -20,6 +20,7 @@ import { parseOrder } from '../../src/order/schema.js';
 import { BIN, orderArgs, runBin, tempHome, type CliResult } from '../helpers/cli.js';
 import { recordRun, secretsOf } from '../helpers/run-log.js';
 import { SERVE_SECRET, WRONG_SECRET } from '../helpers/tokens.js';
+import { closedPort } from '../helpers/ports.js';
 
 const SECRETS = [SERVE_SECRET, WRONG_SECRET];
 const LISTENING = /^trade serve listening on (http:\/\/127\.0\.0\.1:\d+)$/m;
@@ -54,14 +55,6 @@ function startServe(env: Env): Promise<Serve> {
   });
 }
 
-/** A port nothing listens on: bound, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 let serve: Serve;
 let blackHole: Server;

@@ -21,7 +21,6 @@
  * The project is packed from a copy of the checkout: `npm pack` runs `prepare` (the build), which
  * replaces dist/, and other test files run the built bin from dist/ at the same time.
  */
-import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -29,6 +28,7 @@ import { fileURLToPath } from 'node:url';
 import semver from 'semver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCHEMA_VERSION } from '../../src/engine/store.js';
+import { exec, type Ran } from '../helpers/exec.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
@@ -36,23 +36,8 @@ const SQLITE_DIR = realpathSync(join(ROOT, 'node_modules', 'better-sqlite3'));
 const SQLITE_VERSION = (JSON.parse(readFileSync(join(SQLITE_DIR, 'package.json'), 'utf8')) as { version: string }).version;
 const BINARY = join('build', 'Release', 'better_sqlite3.node');
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+type Run = Ran;
 
-function exec(command: string, args: string[], options: { cwd?: string; env: NodeJS.ProcessEnv }): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
 
 /**
  * npm's environment without what an outer `npm test` exports (npm_config_*, npm_package_*,

@@ -2,8 +2,8 @@
  * `trade auth status` and `trade logout`: the token in effect (always masked) and where it comes
  * from, whether the service takes it, and removing it from a profile.
  */
-import { ENV_FOR, type ConfigKey, maskToken } from '../../config/keys.js';
-import { configPath, type Settings, type Source } from '../../config/settings.js';
+import { type ConfigKey, maskToken } from '../../config/keys.js';
+import { configPath, type Settings, type Source, sourceText } from '../../config/settings.js';
 import { ExitCode, IncompleteError } from '../../order/errors.js';
 import type { CommandContext } from '../context.js';
 import { rows } from '../format.js';
@@ -40,22 +40,8 @@ export interface AuthStatus {
   };
 }
 
-function from(settings: Settings, key: ConfigKey, source: Setting['source']): string | null {
-  switch (source) {
-    case 'flag':
-      return `--${key}`;
-    case 'env':
-      return ENV_FOR[key];
-    case 'config':
-      return `config, profile ${settings.profile}`;
-    case 'derived':
-      return 'derived from base-url';
-    case 'default':
-      return 'default';
-    default:
-      return null;
-  }
-}
+const from = (settings: Settings, key: ConfigKey, source: Setting['source']): string | null =>
+  source === null ? null : sourceText(key, source, settings.profile);
 
 function setting(settings: Settings, key: ConfigKey, value: string | undefined): Setting {
   if (value === undefined) return { value: null, source: null, from: null };

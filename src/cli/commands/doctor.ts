@@ -6,8 +6,8 @@
  */
 import { existsSync } from 'node:fs';
 import { dataDir } from '../../config/paths.js';
-import { ENV_FOR, type ConfigKey, maskToken } from '../../config/keys.js';
-import { configPath, readSafely, type Settings, type Source } from '../../config/settings.js';
+import { type ConfigKey, maskToken } from '../../config/keys.js';
+import { configPath, readSafely, type Settings, type Source, sourceText } from '../../config/settings.js';
 import { ExitCode, IncompleteError, TradeError } from '../../order/errors.js';
 import type { ProbeResult } from '../../backends/probe.js';
 import { VERSION } from '../../version.js';
@@ -43,22 +43,6 @@ export interface DoctorReport {
 function value(settings: Settings, key: ConfigKey, raw: string | undefined): Value {
   if (raw === undefined) return { value: null, source: null };
   return { value: raw, source: settings.sources[key] ?? (key === 'ws-url' ? 'derived' : 'default') };
-}
-
-/** "TRADE_BACKEND", "--backend", "config (profile live)", "default", "derived from base-url". */
-function sourceText(key: ConfigKey, source: Value['source'], profile: string | null): string {
-  switch (source) {
-    case 'flag':
-      return `--${key}`;
-    case 'env':
-      return ENV_FOR[key];
-    case 'config':
-      return `config, profile ${profile}`;
-    case 'derived':
-      return 'derived from base-url';
-    default:
-      return 'default';
-  }
 }
 
 function plural(n: number, word: string): string {
