@@ -987,10 +987,13 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .option('--interval <ms>', 'with --price-random: milliseconds between steps (default 1000)')
     .option('--price-follow <instrument...>', "follow the service's live quotes of these instruments while serving (as trade price follow), with this profile's URL and token")
     .option('--from <backend>', 'with --price-follow: http or ws (default ws)')
+    .option('--scenario <file>', 'scenario rules (YAML or JSON) in force from the start: injected failures, see trade sandbox')
+    .option('--log-size <n>', 'requests the request log keeps (trade sandbox log), default 10000')
     .addHelpText(
       'after',
       examples(
         'trade serve',
+        'trade serve --port 0 --scenario lost-reply.yaml --log-size 1000',
         'TRADE_SERVE_TOKEN=s3cret trade serve --port 8080 --log',
         'trade serve --token-file ~/.trade-token --rate-limit 180/min --burst 20',
         'trade serve --price-random ES --seed 7 --interval 500',
