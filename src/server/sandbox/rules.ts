@@ -238,13 +238,13 @@ export function createRuleSet(): RuleSet {
     fire(facts) {
       for (const rule of rules) {
         const { input } = rule;
-        if (input.times !== undefined && rule.fired >= input.times) continue;
         if (input.operation !== undefined && input.operation !== facts.operation) continue;
         if (input.transport !== undefined && input.transport !== facts.transport) continue;
         if (rule.account !== undefined && rule.account !== lower(facts.account)) continue;
         if (rule.instrument !== undefined && rule.instrument !== resolvedInstrument(facts.instrument)) continue;
         if (rule.effect.kind === 'ws-close' && facts.transport !== 'ws') continue;
         const n = ++rule.seen;
+        if (input.times !== undefined && rule.fired >= input.times) continue;
         // Synchronous from the match to the count, so concurrent requests cannot both take the last `times`.
         const fires =
           input.nth !== undefined ? n === input.nth : input.every !== undefined ? n % input.every === 0 : rule.random ? rule.random() < input.probability! : true;
