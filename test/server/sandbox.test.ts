@@ -313,7 +313,7 @@ describe('the request log', () => {
     expect(typeof log.entries[0]!.ms).toBe('number');
     const text = (await trade(null, 'sandbox', 'log')).stdout + (await trade(null, 'sandbox', 'log', '--json', '--operation', 'PlaceOrder')).stdout;
     expect(text).toContain('PlaceOrder');
-    expect(text).toMatch(/^3 requests shown \(\d+ since start, the last 3 kept\)\n {2}\S+ +\d+\n/m);
+    expect(text).toMatch(/^3 requests shown \(\d+ since start, the last 3 kept\)\n {2}\S.* +\d+\n/m);
     expect(log.counts).toEqual({ PlaceOrder: 2, GetPositions: 1 });
     expect(leaks(JSON.stringify(log), TOKEN)).toEqual([]);
     expect(leaks(text, TOKEN)).toEqual([]);
