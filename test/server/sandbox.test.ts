@@ -15,7 +15,7 @@ import { runCli, tempHome } from '../helpers/cli.js';
 import { killServes, type ServeProcess, startServe, storeFile } from '../helpers/serve-process.js';
 import { leaks } from '../helpers/token-forms.js';
 
-const TOKEN = 'sandbox-test-token-9f3a7c21d4e8b6';
+const TOKEN = 'Hd3fJ9kW2qZp7XvR5nLm';
 let env: Env;
 let dir: string;
 let cleanup: () => void;
