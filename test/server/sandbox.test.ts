@@ -14,6 +14,8 @@ import type { Env } from '../../src/config/paths.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { killServes, type ServeProcess, startServe, storeFile } from '../helpers/serve-process.js';
 import { leaks } from '../helpers/token-forms.js';
+import { inProcess, until } from '../helpers/in-process.js';
+import { runWatchOrders } from '../../src/cli/commands/watch.js';
 
 const TOKEN = 'Hd3fJ9kW2qZp7XvR5nLm';
 let env: Env;
@@ -165,6 +167,27 @@ describe.each(['http', 'ws'] as const)('every effect, with trade as the client o
     expect(await getOrder('part-1')).toMatchObject({ orderState: 'Filled', quantity: 5, filled: 5 });
     expect(storeRows('SELECT quantity FROM positions')).toEqual([{ quantity: 5 }]);
     expect(storeRows('SELECT quantity FROM fills ORDER BY seq')).toEqual([{ quantity: 2 }, { quantity: 3 }]);
+  });
+});
+
+describe('reject-late on the order event stream', () => {
+  it.each(['http', 'ws'] as const)('trade watch orders over %s shows the order accepted, then Rejected', async (backend) => {
+    await start();
+    await inject('reject-late', '2500ms', 'Risk check failed', '--operation', 'PlaceOrder', '--times', '1');
+    const run = inProcess({ ...env, TRADE_BACKEND: backend, TRADE_BASE_URL: serve.url, TRADE_TOKEN: TOKEN, TRADE_ACCOUNT: 'Sim101' });
+    const done = runWatchOrders(run.ctx, { json: true }, run.deps);
+    try {
+      // The watch has read the (empty) list before the order is placed.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect((await place(backend, 'ev-1')).code).toBe(0);
+      await until('the rejection', () => run.lines().some((l) => (JSON.parse(l) as { orderState?: string }).orderState === 'Rejected'), 8_000);
+    } finally {
+      run.stop();
+      await done;
+    }
+    const events = run.lines().map((l) => JSON.parse(l) as { orderId: string; orderState: string; rejectReason?: string });
+    expect(events.map((e) => `${e.orderId} ${e.orderState}`)).toEqual(['ev-1 Accepted', 'ev-1 Rejected']);
+    expect(events[1]!.rejectReason).toBe('Risk check failed');
   });
 });
 
