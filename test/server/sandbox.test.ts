@@ -149,6 +149,8 @@ describe.each(['http', 'ws'] as const)('every effect, with trade as the client o
     expect(await getOrder('rj-1')).toMatchObject({ orderState: 'Accepted', filled: 0 });
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await getOrder('rj-1')).toMatchObject({ orderState: 'Rejected', filled: 0, rejectReason: 'Insufficient margin' });
+    const shown = await trade(backend, 'order', 'rj-1', '--account', 'Sim101');
+    expect(shown.stdout).toContain('rejected: Insufficient margin');
     const status = await request(`${serve.url}/v1/api/accounts/Sim101/orders/rj-1/status`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(await status.body.json()).toEqual({ status: 'Rejected', orderId: 'rj-1', rejectReason: 'Insufficient margin', success: true });
     // Nothing filled: no position, no execution.
@@ -203,7 +205,7 @@ describe('ws-close', () => {
     const socket = new WebSocket(serve.wsUrl, { headers: { authorization: `Bearer ${TOKEN}` } });
     await new Promise((resolve) => socket.once('open', resolve));
     socket.send(JSON.stringify({ action: 'rpc', id: 1, api: 'ListAccounts', args: {} }));
-    const [code] = (await new Promise((resolve) => socket.once('close', (...args) => resolve(args)))) as [number];
+    const code = await new Promise<number>((resolve) => socket.once('close', (closeCode: number) => resolve(closeCode)));
     expect(code).toBe(4002);
   });
 
@@ -215,7 +217,7 @@ describe('ws-close', () => {
     const messages: unknown[] = [];
     socket.on('message', (data) => messages.push(JSON.parse(String(data))));
     socket.send(JSON.stringify({ action: 'subscribe', instruments: ['ES 09-25'] }));
-    const [code] = (await new Promise((resolve) => socket.once('close', (...args) => resolve(args)))) as [number];
+    const code = await new Promise<number>((resolve) => socket.once('close', (closeCode: number) => resolve(closeCode)));
     expect(code).toBe(1011);
     expect(messages[0]).toMatchObject({ type: 'marketData' });
   });
