@@ -102,6 +102,14 @@ describe('help', () => {
       'reconcile',
       'doctor',
       'serve',
+      'sandbox',
+      'sandbox inject',
+      'sandbox rules',
+      'sandbox clear',
+      'sandbox log',
+      'sandbox save',
+      'sandbox restore',
+      'sandbox reset',
     ]);
   });
 
