@@ -1015,9 +1015,10 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .addHelpText(
       'after',
       examples(
-        'TRADE_BASE_URL=http://127.0.0.1:8080 TRADE_TOKEN=s3cret trade sandbox inject drop-after --operation PlaceOrder --nth 2 --times 1',
+        'trade sandbox inject drop-after --operation PlaceOrder --nth 2 --times 1',
         'trade sandbox log --operation PlaceOrder',
         'trade sandbox save clean && trade sandbox restore clean',
+        'TRADE_BASE_URL=http://127.0.0.1:9000 TRADE_TOKEN=s3cret trade sandbox rules',
       ),
     );
   sandbox
