@@ -209,9 +209,6 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
 
   // The request log (issue 22): every HTTP request, refused ones too. The operation's name comes
   // from the route, decided once here; the body is kept as it came (scrubbed when read).
-  const operationOfRoute = new Map<string, string>();
-  for (const name of Object.keys(OPERATIONS) as OperationName[])
-    operationOfRoute.set(`${OPERATIONS[name].method} /v1/api${OPERATIONS[name].path.replace(/\{(\w+)\}/g, ':$1')}`, name);
   /** Requests already in the log (those a rule dropped), and the rule that fired for each. */
   const logged = new WeakSet<FastifyRequest>();
   const firedRule = new WeakMap<FastifyRequest, string>();
@@ -220,8 +217,8 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
     done();
   });
   function logHttp(request: FastifyRequest, status: number, ms: number): void {
-    const url = request.routeOptions.url;
-    const operation = (url !== undefined && operationOfRoute.get(`${request.method} ${url}`)) || `${request.method} ${url ?? routeOf(request.url)}`;
+    const named = (request.routeOptions.config as { operation?: string } | undefined)?.operation;
+    const operation = named ?? `${request.method} ${request.routeOptions.url ?? routeOf(request.url)}`;
     const params = request.params as Record<string, unknown> | undefined;
     sandbox.log.add({
       time: Date.now() - ms,
@@ -317,6 +314,8 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
     app.route({
       method: operation.method,
       url: `/v1/api${operation.path.replace(/\{(\w+)\}/g, ':$1')}`,
+      // The request log names the operation by this.
+      config: { operation: name },
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const socket = request.raw.socket;
         // Requests of other connections get their turn before this one runs (a pipelining client's
