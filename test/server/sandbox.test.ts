@@ -281,6 +281,43 @@ describe('when a rule fires', () => {
   });
 });
 
+describe('the documented bodies, and the control routes', () => {
+  it('408, 429 (with Retry-After) and 500 answer the reference\'s bodies over HTTP and as an RPC\'s data', async () => {
+    // 9 tokens: three HTTP calls, three upgrades, three RPCs; the control requests take none.
+    await start(['--rate-limit', '1/h', '--burst', '9']);
+    const get = (path: string, token = TOKEN) => request(`${serve.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+    // The control routes need the token, and never take from the rate limit (1 an hour here).
+    expect((await get('/_sandbox/rules', 'wrong')).statusCode).toBe(401);
+    for (const [effect, status, body] of [
+      ['status 408', 408, { success: false, error: 'The trading platform is not connected (injected by a trade serve scenario rule)' }],
+      ['status 429 7', 429, { error: 'Rate limit exceeded' }],
+      ['status 500', 500, { success: false, error: 'internal_error', detail: 'injected by a trade serve scenario rule' }],
+    ] as const) {
+      const added = await request(`${serve.url}/_sandbox/rules`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}` },
+        body: JSON.stringify({ operation: 'ListAccounts', times: 2, effect }),
+      });
+      expect(added.statusCode).toBe(200);
+      await added.body.dump();
+      const answer = await get('/v1/api/accounts');
+      expect(answer.statusCode).toBe(status);
+      expect(answer.headers['retry-after']).toBe(status === 429 ? '7' : undefined);
+      expect(await answer.body.json()).toEqual(body);
+      const socket = new WebSocket(serve.wsUrl, { headers: { authorization: `Bearer ${TOKEN}` } });
+      const reply = new Promise<unknown>((resolve) => socket.once('message', (data) => resolve(JSON.parse(String(data)))));
+      await new Promise((resolve) => socket.once('open', resolve));
+      socket.send(JSON.stringify({ action: 'rpc', id: 'r1', api: 'ListAccounts', args: {} }));
+      expect(await reply).toEqual({ id: 'r1', data: body });
+      socket.close();
+      expect((await request(`${serve.url}/_sandbox/rules`, { method: 'DELETE', headers: { authorization: `Bearer ${TOKEN}` } })).statusCode).toBe(200);
+    }
+    const bad = await request(`${serve.url}/_sandbox/rules`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: JSON.stringify({ effect: 'partial 0', nth: 0 }) });
+    expect(bad.statusCode).toBe(400);
+    expect(((await bad.body.json()) as { error: string }).error).toMatch(/^Invalid request: nth: .*; effect: partial takes one QTY/);
+  });
+});
+
 describe('rules at run time and from a file', () => {
   it('inject, rules, clear; a bad rule is exit 2 naming the flag, nothing sent', async () => {
     await start();
