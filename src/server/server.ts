@@ -356,6 +356,7 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
   /** A rule's lost connection: closed with no answer; logged as status 0. */
   function drop(request: FastifyRequest, reply: FastifyReply): void {
     logged.add(request);
+    log?.(`${request.ip} ${request.method} ${request.url} dropped by rule ${firedRule.get(request) ?? '?'} ${reply.elapsedTime.toFixed(1)}ms`);
     logHttp(request, 0, reply.elapsedTime);
     reply.hijack();
     request.raw.socket.destroy();

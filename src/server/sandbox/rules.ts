@@ -84,23 +84,6 @@ export function parseEffect(text: string): Effect | string {
   }
 }
 
-export function describeEffect(effect: Effect): string {
-  switch (effect.kind) {
-    case 'status':
-      return effect.status === 429 ? `status 429 ${effect.retryAfter}` : `status ${effect.status}`;
-    case 'delay':
-      return `delay ${effect.ms}ms`;
-    case 'reject-late':
-      return `reject-late ${effect.ms}ms ${effect.reason}`;
-    case 'partial':
-      return `partial ${effect.quantity}`;
-    case 'ws-close':
-      return effect.afterMs === undefined ? `ws-close ${effect.code}` : `ws-close ${effect.code} ${effect.afterMs}ms`;
-    default:
-      return effect.kind;
-  }
-}
-
 const name = z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, 'must be 1-64 of A-Z a-z 0-9 . _ : -');
 
 /** A rule as written (file, control route, CLI): every field but `effect` optional. */

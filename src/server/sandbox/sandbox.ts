@@ -11,7 +11,7 @@ import type { Engine } from '../../engine/engine.js';
 import { openStore } from '../../engine/store.js';
 import { RATE_LIMITED } from '../limits.js';
 import { countsOf, createRequestLog, type LogEntry, type RequestLog } from './request-log.js';
-import { createRuleSet, describeEffect, type Effect, type Rule, RuleInput, type RuleSet } from './rules.js';
+import { createRuleSet, type Effect, type Rule, RuleInput, type RuleSet } from './rules.js';
 
 export const SANDBOX_PREFIX = '/_sandbox/';
 
@@ -150,11 +150,10 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       timers.add(timer);
     },
     register(app) {
-      const fail = (error: unknown) => {
-        if (error instanceof SnapshotError) return { status: error.status, body: { error: error.message } };
-        throw error;
-      };
-      app.get(`${SANDBOX_PREFIX}rules`, async () => ({ rules: rules.list().map(view), count: rules.list().length, success: true }));
+      app.get(`${SANDBOX_PREFIX}rules`, async () => {
+        const list = rules.list();
+        return { rules: list, count: list.length, success: true };
+      });
       app.post(`${SANDBOX_PREFIX}rules`, async (request, reply) => {
         const parsed = RuleInput.safeParse(request.body ?? {});
         if (!parsed.success) {
@@ -162,7 +161,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
           return reply.code(400).send({ error: `Invalid request: ${text}` });
         }
         const rule = rules.add(parsed.data);
-        return { rule: view(rules.list().find((r) => r.id === rule.id)!), success: true };
+        return { rule: rules.list().find((r) => r.id === rule.id)!, success: true };
       });
       app.delete(`${SANDBOX_PREFIX}rules`, async () => ({ cleared: rules.clear(), success: true }));
       app.get(`${SANDBOX_PREFIX}log`, async (request) => {
@@ -186,8 +185,9 @@ export function createSandbox(options: SandboxOptions): Sandbox {
             const file = run((request.body as { name?: unknown } | undefined)?.name);
             return { name: (request.body as { name: string }).name, file, success: true };
           } catch (error) {
-            const { status, body } = fail(error);
-            return reply.code(status).send(body);
+            // Anything else (a full disk, a damaged snapshot) is the server's error handler's: a 500, the cause on stderr.
+            if (!(error instanceof SnapshotError)) throw error;
+            return reply.code(error.status).send({ error: error.message });
           }
         });
       }
@@ -201,8 +201,4 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   return sandbox;
 }
 
-const view = (rule: ReturnType<RuleSet['list']>[number]) => ({ ...rule, effect: rule.effect });
-
 const shown = (entry: LogEntry) => ({ ...entry, time: new Date(entry.time).toISOString(), ms: Math.round(entry.ms * 10) / 10 });
-
-export { describeEffect };
