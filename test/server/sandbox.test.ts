@@ -330,6 +330,13 @@ describe('rules at run time and from a file', () => {
     await inject('delay', '10ms', '--name', 'slow', '--operation', 'GetOrders', '--every', '3');
     const listed = await trade(null, 'sandbox', 'rules');
     expect(listed.stdout).toBe('#1 slow: GetOrders, every 3 → delay 10ms (seen 0, fired 0)\n');
+    // Reached like the http backend: the base URL and the token, each missing or wrong said so.
+    const noUrl = await runCli(['sandbox', 'rules'], { ...env, TRADE_TOKEN: TOKEN });
+    expect([noUrl.code, noUrl.stderr]).toEqual([3, expect.stringContaining('No base URL is set')]);
+    const wrong = await runCli(['sandbox', 'rules'], { ...env, TRADE_BASE_URL: serve.url, TRADE_TOKEN: 'Zz9yX8wV7uT6sR5q' });
+    expect([wrong.code, wrong.stderr]).toEqual([3, expect.stringContaining('trade serve refused the token (401)')]);
+    const closed = await runCli(['sandbox', 'rules'], { ...env, TRADE_BASE_URL: 'http://127.0.0.1:9', TRADE_TOKEN: TOKEN });
+    expect([closed.code, closed.stderr]).toEqual([4, expect.stringContaining('Cannot reach trade serve at http://127.0.0.1:9')]);
     const cleared = await trade(null, 'sandbox', 'clear');
     expect(cleared.stdout).toBe('cleared 1 rule\n');
     expect((await trade(null, 'sandbox', 'rules')).stdout).toBe('no rules: every request is answered normally\n');
