@@ -377,6 +377,8 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
     },
     wsHandler: (socket, request) => {
       log?.(`${request.ip} GET ${request.url} 101`);
+      logged.add(request);
+      sandbox.log.add({ time: Date.now(), transport: 'ws', operation: `GET ${WS_PATH}`, status: 101, ms: 0 });
       handleRpcConnection(socket, request.ip, rpc, wsBounds);
     },
   });

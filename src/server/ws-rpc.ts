@@ -338,6 +338,7 @@ export function handleRpcConnection(socket: WebSocket, remote: string, ctx: RpcS
         ctx.onInternalError(message.action, error);
         done = 'failed';
       }
+      ctx.sandbox?.log.add({ time: Date.now(), transport: 'ws', operation: message.action, body: message.message, status: done === 'failed' ? 500 : 200, rule: rule?.name, ms: performance.now() - started });
       return ctx.log?.(`${remote} WS ${message.action} ${printable(done)} ${(performance.now() - started).toFixed(1)}ms`);
     }
     const label = typeof message.api === 'string' && operationForWsName(message.api) ? message.api : show(message.api);

@@ -312,6 +312,12 @@ describe('the documented bodies, and the control routes', () => {
       socket.close();
       expect((await request(`${serve.url}/_sandbox/rules`, { method: 'DELETE', headers: { authorization: `Bearer ${TOKEN}` } })).statusCode).toBe(200);
     }
+    // Each request once in the log: three HTTP calls, three upgrades, three RPCs.
+    const log = await sandboxLog();
+    expect([log.counts.ListAccounts, log.counts['GET /ws/stream']]).toEqual([6, 3]);
+    expect(log.entries.filter((e) => e.operation === 'ListAccounts').map((e) => `${e.transport} ${e.status} ${e.rule}`)).toEqual(
+      ['408', '429', '500'].flatMap((status) => [`http ${status} rule-${status === '408' ? 1 : status === '429' ? 2 : 3}`, `ws ${status} rule-${status === '408' ? 1 : status === '429' ? 2 : 3}`]),
+    );
     const bad = await request(`${serve.url}/_sandbox/rules`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: JSON.stringify({ effect: 'partial 0', nth: 0 }) });
     expect(bad.statusCode).toBe(400);
     expect(((await bad.body.json()) as { error: string }).error).toMatch(/^Invalid request: nth: .*; effect: partial takes one QTY/);
