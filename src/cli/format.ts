@@ -33,6 +33,10 @@ export function orderStatus(order: OrderRead): string {
       ? `filled ${order.filled ?? order.quantity} at an unknown price (no price is known for ${text(order.instrument)})`
       : `filled ${order.filled ?? order.quantity} @ ${formatPrice(order.averageFillPrice)}`;
   }
+  // A trade serve scenario's late reject says why (issue 22); the service's own Rejected has no reason field.
+  if (order.orderState === 'Rejected' && typeof order.rejectReason === 'string') return `rejected: ${shown(order.rejectReason)}`;
+  if (order.orderState === 'PartFilled' && order.filled !== undefined)
+    return `part-filled ${order.filled} of ${order.quantity ?? '?'}${order.averageFillPrice ? ` @ ${formatPrice(order.averageFillPrice)}` : ''}`;
   return order.orderState === undefined ? 'unknown' : shown(order.orderState.toLowerCase());
 }
 

@@ -998,10 +998,13 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .option('--interval <ms>', 'with --price-random: milliseconds between steps (default 1000)')
     .option('--price-follow <instrument...>', "follow the service's live quotes of these instruments while serving (as trade price follow), with this profile's URL and token")
     .option('--from <backend>', 'with --price-follow: http or ws (default ws)')
+    .option('--scenario <file>', 'scenario rules (YAML or JSON) in force from the start: injected failures, see trade sandbox')
+    .option('--log-size <n>', 'requests the request log keeps (trade sandbox log), default 10000')
     .addHelpText(
       'after',
       examples(
         'trade serve',
+        'trade serve --port 0 --scenario lost-reply.yaml --log-size 1000',
         'TRADE_SERVE_TOKEN=s3cret trade serve --port 8080 --log',
         'trade serve --token-file ~/.trade-token --rate-limit 180/min --burst 20',
         'trade serve --price-random ES --seed 7 --interval 500',
@@ -1035,6 +1038,108 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .action(async (options) => {
       const { runMcp } = await import('./commands/mcp.js');
       await runMcp(ctx, options);
+    });
+
+  const sandbox = program
+    .command('sandbox')
+    .summary('Drive a running trade serve as a test bench: inject failures, read its request log, save and restore its store')
+    .description(
+      "Talk to a running trade serve (the profile's base URL and token, or TRADE_BASE_URL and TRADE_TOKEN) over its control routes under /_sandbox/: scenario rules that make chosen requests fail the way the real service can (408, 429, 500, a lost reply, a late reject, a partial fill, a dropped WebSocket), the log of every request it received, and snapshots of its store. See README \"Testing your scripts against trade serve\".",
+    )
+    .addHelpText(
+      'after',
+      examples(
+        'trade sandbox inject drop-after --operation PlaceOrder --nth 2 --times 1',
+        'trade sandbox log --operation PlaceOrder',
+        'trade sandbox save clean && trade sandbox restore clean',
+        'TRADE_BASE_URL=http://127.0.0.1:9000 TRADE_TOKEN=s3cret trade sandbox rules',
+      ),
+    );
+  sandbox
+    .command('inject')
+    .description(
+      'Add a scenario rule: requests it matches (--operation, --account, --instrument, --transport) get EFFECT on the nth matching call (--nth), every nth (--every), with a seeded probability (--probability, --seed), or always; --times N stops it after N. EFFECT: status 408|429|500 [RETRY_AFTER_S], delay DURATION, drop-before, drop-after, reject-late DURATION REASON, partial QTY, ws-close CODE [DURATION].',
+    )
+    .argument('<effect...>', 'the effect and its arguments, e.g. status 429, delay 2s, reject-late 500ms Insufficient margin')
+    .option('--name <name>', 'a name for the rule (shown in the request log); default rule-N')
+    .option('--operation <name>', "an operation of the table (PlaceOrder, Flatten, GetOrder, ...) or subscribe, unsubscribe, streamPnl")
+    .option('--account <name>', 'only requests for this account')
+    .option('--instrument <instrument>', 'only requests for this instrument (any form; matched as resolved)')
+    .option('--transport <transport>', 'only http or only ws requests')
+    .option('--nth <n>', 'fire on the nth matching call only')
+    .option('--every <n>', 'fire on every nth matching call')
+    .option('--probability <p>', 'fire with this probability, 0 to 1, from a seeded generator')
+    .option('--seed <n>', 'with --probability: the seed (default 1): the same seed fires on the same calls')
+    .option('--times <n>', 'fire at most this many times')
+    .option('--json', 'print {"rule":{...},"success":true} on stdout')
+    .addHelpText(
+      'after',
+      examples(
+        'trade sandbox inject drop-after --operation PlaceOrder --nth 1 --times 1',
+        'trade sandbox inject status 429 --operation PlaceOrder --every 3',
+        'trade sandbox inject reject-late 500ms "Insufficient margin" --operation PlaceOrder --account Sim101',
+        'trade sandbox inject partial 1 --operation PlaceOrder --transport ws',
+        'trade sandbox inject ws-close 1011 --operation subscribe',
+        'trade sandbox inject status 500 --probability 0.1 --seed 42',
+      ),
+    )
+    .action(async (effect: string[], options) => {
+      const { runSandboxInject } = await import('./commands/sandbox.js');
+      await runSandboxInject(ctx, effect, options);
+    });
+  sandbox
+    .command('rules')
+    .description('List the scenario rules in force, with how many calls each matched and how often it fired.')
+    .option('--json', 'print {"rules":[...],"count":N,"success":true} on stdout')
+    .addHelpText('after', examples('trade sandbox rules', 'trade sandbox rules --json'))
+    .action(async (options) => {
+      const { runSandboxRules } = await import('./commands/sandbox.js');
+      await runSandboxRules(ctx, options);
+    });
+  sandbox
+    .command('clear')
+    .description('Remove every scenario rule: every request is answered normally again.')
+    .option('--json', 'print {"cleared":N,"success":true} on stdout')
+    .addHelpText('after', examples('trade sandbox clear'))
+    .action(async (options) => {
+      const { runSandboxClear } = await import('./commands/sandbox.js');
+      await runSandboxClear(ctx, options);
+    });
+  sandbox
+    .command('log')
+    .description(
+      'Print the request log: every request the server received (the last --log-size of them), with time, transport, operation, account, body (never the token), status (dropped: no answer), the rule that fired and the time taken; then the counts per operation.',
+    )
+    .option('--operation <name>', 'only requests of this operation')
+    .option('--json', 'print {"entries":[...],"counts":{...},"total":N,"size":N,"success":true} on stdout')
+    .addHelpText('after', examples('trade sandbox log', 'trade sandbox log --operation PlaceOrder --json'))
+    .action(async (options) => {
+      const { runSandboxLog } = await import('./commands/sandbox.js');
+      await runSandboxLog(ctx, options);
+    });
+  for (const [action, description] of [
+    ['save', 'Snapshot the whole store (orders, positions, accounts, prices) as NAME, atomically, while the server runs; a file beside the store.'],
+    ['restore', 'Replace the whole store with the snapshot NAME, atomically: no request sees half of it.'],
+  ] as const) {
+    sandbox
+      .command(action)
+      .description(description)
+      .argument('<name>', 'the snapshot: 1-64 of A-Z a-z 0-9 . _ -')
+      .option('--json', `print {"name":...,"file":...,"success":true} on stdout`)
+      .addHelpText('after', examples(`trade sandbox ${action} clean`, `trade sandbox ${action} before-open --json`))
+      .action(async (name: string, options) => {
+        const { runSandboxSnapshot } = await import('./commands/sandbox.js');
+        await runSandboxSnapshot(ctx, action, name, options);
+      });
+  }
+  sandbox
+    .command('reset')
+    .description("Restore the empty default store (a new store's accounts and nothing else), atomically.")
+    .option('--json', 'print {"success":true} on stdout')
+    .addHelpText('after', examples('trade sandbox reset'))
+    .action(async (options) => {
+      const { runSandboxSnapshot } = await import('./commands/sandbox.js');
+      await runSandboxSnapshot(ctx, 'reset', undefined, options);
     });
 
   return program;

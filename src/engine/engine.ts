@@ -12,7 +12,7 @@ import { createWriteCache } from './cache.js';
 import { expireDayOrders, hasExpiredDayOrders } from './expiry.js';
 import { sweep } from './fills.js';
 import { cancelWithGroup } from './oco.js';
-import { assertOnTick, closeOpenPosition, placeOrder } from './orders.js';
+import { assertOnTick, closeOpenPosition, type PlaceInjection, placeOrder } from './orders.js';
 import {
   type FillRow,
   type OrderRow,
@@ -26,7 +26,8 @@ import {
 import { createMarket } from './market.js';
 import { loadCustomContracts, type PriceSourceKind, type PriceSourceParams, sourceOf, toSourceRecord } from './sources.js';
 import { allContracts, contractSpec, type ContractSpec } from '../service/contracts.js';
-import { type Db, openStore } from './store.js';
+import Database from 'better-sqlite3';
+import { type Db, openStore, SCHEMA_VERSION } from './store.js';
 import { guardEngine, toStoreError } from './store-errors.js';
 import { createTrading } from './trading.js';
 import type { ContractSettings, Engine, EngineOptions, OrderFilter, OrderListFilter, Page, Paged, PositionRecord, Settled } from './types.js';
@@ -109,9 +110,9 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
     return row && row.quantity !== 0 ? row : undefined;
   }
 
-  const place = write((time, order: Order) => {
+  const place = write((time, order: Order, injected?: PlaceInjection) => {
     const effects = newEffects();
-    const record = placeOrder(core, { ...order, account: resolveAccount(order.account) }, 'client', time, effects);
+    const record = placeOrder(core, { ...order, account: resolveAccount(order.account) }, 'client', time, effects, null, injected);
     return { ...effects, orderId: record.orderId, order: record };
   });
 
@@ -296,6 +297,57 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
     }
   }
 
+  /** A held order (placed with holdForReject) turns Rejected; false when it was cancelled or filled meanwhile. */
+  const rejectHeld = write((time, id: string) => core.q.rejectHeld.run(time, id).changes > 0);
+
+  /**
+   * A consistent copy of the whole store in `file` (SQLite's VACUUM INTO reads one snapshot, so
+   * writes of other processes land wholly before or after it). The file must not exist.
+   */
+  function snapshotTo(target: string): void {
+    db.prepare('VACUUM INTO ?').run(target);
+  }
+
+  /**
+   * Replaces every row of the store with those of the snapshot `source` in one IMMEDIATE
+   * transaction: another process sees the old store or the new one, never a mix, and this one
+   * runs nothing else meanwhile (it is synchronous). What this connection remembers of the old
+   * rows (the write cache, account names, custom contracts) is dropped, since its own commit
+   * does not move data_version.
+   */
+  function restoreFrom(source: string): void {
+    const snapshot = new Database(source, { readonly: true, fileMustExist: true });
+    let tables: string[];
+    try {
+      const version = snapshot.pragma('user_version', { simple: true }) as number;
+      if (version !== SCHEMA_VERSION) throw new RejectedError(`the snapshot ${source} has schema ${version}; this store has ${SCHEMA_VERSION}`, { code: 'snapshot_schema' });
+      tables = snapshot
+        .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_stat%'")
+        .all()
+        .map((t) => t.name);
+    } finally {
+      snapshot.close();
+    }
+    const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
+    db.prepare('ATTACH DATABASE ? AS snapshot').run(source);
+    try {
+      const mine = new Set(
+        db.prepare<[], { name: string }>("SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_stat%'").all().map((t) => t.name),
+      );
+      db.transaction(() => {
+        // The rows are swapped whole; references are checked once, at the commit.
+        db.pragma('defer_foreign_keys = ON');
+        for (const table of mine) db.exec(`DELETE FROM main.${quoted(table)}`);
+        for (const table of tables) if (mine.has(table)) db.exec(`INSERT INTO main.${quoted(table)} SELECT * FROM snapshot.${quoted(table)}`);
+      }).immediate();
+    } finally {
+      core.cache.reset();
+      canonical.clear();
+      loadCustomContracts(core);
+      db.exec('DETACH DATABASE snapshot');
+    }
+  }
+
   // data_version moves when another connection commits; total_changes counts this one's own writes.
   const version = db.prepare<[], { others: number; own: number }>(
     'SELECT (SELECT data_version FROM pragma_data_version()) AS others, total_changes() AS own',
@@ -308,6 +360,9 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
     file,
     now: clock,
     placeOrder: place,
+    rejectHeld,
+    snapshotTo,
+    restoreFrom,
     group,
     reversePosition: reverse,
     cancelOrder: cancel,

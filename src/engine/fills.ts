@@ -19,9 +19,21 @@ import type { Effects } from './types.js';
  * the caller still has to run against the rest of the move.
  */
 export function fillOrder(core: Core, row: OrderRow, at: number | null, time: string, effects: Effects): OrderRow[] {
-  const terms = fillTerms(core, row, at);
-  if (core.q.markFilled.run(terms.price, time, row.id).changes === 0) return [];
-  return applyFill(core, { ...row, state: 'FILLED', filled_quantity: row.quantity, avg_fill_price: terms.price, updated_at: time }, terms.commission, time, effects);
+  // What is left of an order a scenario rule part-filled (issue 22); else the whole order.
+  const remaining = row.quantity - row.filled_quantity;
+  const terms = fillTerms(core, { ...row, quantity: remaining }, at);
+  const average =
+    remaining === row.quantity || terms.price === null || row.avg_fill_price === null
+      ? terms.price
+      : (row.avg_fill_price * row.filled_quantity + terms.price * remaining) / row.quantity;
+  if (core.q.markFilled.run(average, time, row.id).changes === 0) return [];
+  return applyFill(
+    core,
+    { ...row, state: 'FILLED', quantity: remaining, filled_quantity: row.quantity, avg_fill_price: terms.price, updated_at: time },
+    terms.commission,
+    time,
+    effects,
+  );
 }
 
 /** The price an order fills at (its root's slippage applied) and the commission it pays. */
@@ -118,7 +130,8 @@ export function work(core: Core, pending: Pending[], to: number, time: string, e
   const queue = [...pending];
   for (let next = queue.shift(); next; next = queue.shift()) {
     const row = core.q.orderById.get(next.id);
-    if (!row || row.state !== 'WORKING') continue;
+    // A held order (a scenario's late reject to come) never fills.
+    if (!row || row.state !== 'WORKING' || row.reject_reason != null) continue;
     const match = matchOrder(
       {
         action: row.action,

@@ -225,6 +225,12 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX orders_day_working ON orders(created_at) WHERE state = 'WORKING' AND time_in_force = 'DAY';
   DELETE FROM sqlite_sequence WHERE name IN ('orders', 'fills');
   `,
+  // v10: the reason of an order a `trade serve` scenario rule rejects late (issue 22). While the
+  // order is WORKING with a reason it is held (never matched) until the rule's delay has passed;
+  // CANCELLED with a reason reads as the service's `Rejected`.
+  `
+  ALTER TABLE orders ADD COLUMN reject_reason TEXT;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -9,7 +9,7 @@ import { type Core, lastPrice, positionOf, putPrice } from './core.js';
 import { noteWorkingDay } from './expiry.js';
 import { applyFill, fillTerms, sweep, work } from './fills.js';
 import { missingPrice } from './sources.js';
-import { stopIsTouched } from './matching.js';
+import { limitFillPrice, stopIsTouched } from './matching.js';
 import { rootOf } from '../service/contracts.js';
 import { nearestTicks, onTick, tickSizeOf } from './price-feed.js';
 import { assertOcoIdUsable, cancelWithGroup } from './oco.js';
@@ -118,6 +118,8 @@ export function placeOrder(
   effects: Effects,
   /** The ATM entry (its row id) that owns the order, as its brackets are owned: CloseStrategy's close. */
   parentId: string | null = null,
+  /** What a `trade serve` scenario rule does to the placement (issue 22); nothing when absent. */
+  injected: PlaceInjection = {},
 ): OrderRecord {
   let last = lastPrice(core, order.instrument);
   const missing =
@@ -133,6 +135,10 @@ export function placeOrder(
     (effects.demoPrices ??= []).push({ instrument: order.instrument, price: last });
     sweep(core, order.instrument, null, last, time, effects);
   }
+  if (injected.holdForReject !== undefined) return placeHeld(core, row, injected.holdForReject);
+  const fillsAtOnce =
+    last !== undefined && (order.orderType === 'MARKET' || (order.orderType === 'LIMIT' && limitFillPrice(order.action, order.limitPrice!, last, last) !== null));
+  if (injected.fillCap !== undefined && injected.fillCap < row.quantity && fillsAtOnce) return placePartFilled(core, row, injected.fillCap, last!, time, effects);
   if (order.orderType === 'MARKET') {
     // Inserted already filled, and not read back: the engine knows what it wrote.
     const { price, commission } = fillTerms(core, { instrument: row.instrument, order_type: row.orderType, action: row.action, quantity: row.quantity }, last ?? null);
@@ -149,6 +155,34 @@ export function placeOrder(
   work(core, [{ id: row.id, from: last }], last, time, effects);
   // Unchanged unless the move filled or triggered it.
   return effects.fills.length + effects.triggeredOrderIds.length === before ? toOrder(newOrderRow(row, seq, 'WORKING', null)) : toOrder(core.q.orderById.get(row.id)!);
+}
+
+/** What a scenario rule of `trade serve` does to one placement (issue 22). */
+export interface PlaceInjection {
+  /** Accept the order, but hold it (it never fills) until it is rejected with this reason. */
+  holdForReject?: string;
+  /** Of an order that fills at once, only this many contracts fill; the rest keeps working. */
+  fillCap?: number;
+}
+
+/** Accepted and held: WORKING, never matched (fills.ts skips it), until rejectHeld turns it Rejected. */
+function placeHeld(core: Core, row: NewOrderRow, reason: string): OrderRecord {
+  const seq = Number(core.q.insertOrder.run(row).lastInsertRowid);
+  core.q.hold.run(reason, row.id);
+  noteWorkingDay(core, row);
+  return toOrder({ ...newOrderRow(row, seq, 'WORKING', null), reject_reason: reason });
+}
+
+/** `cap` contracts fill at once at the last price; the order keeps working for the rest (the service's PartFilled). */
+function placePartFilled(core: Core, row: NewOrderRow, cap: number, last: number, time: string, effects: Effects): OrderRecord {
+  const seq = Number(core.q.insertOrder.run(row).lastInsertRowid);
+  noteWorkingDay(core, row);
+  const { price, commission } = fillTerms(core, { instrument: row.instrument, order_type: row.orderType, action: row.action, quantity: cap }, last);
+  core.q.markPartFilled.run(cap, price, time, row.id);
+  const part = { ...newOrderRow(row, seq, 'WORKING', price), quantity: cap, filled_quantity: cap };
+  // The position and the execution move by the part that filled; the order keeps its quantity.
+  applyFill(core, part, commission, time, effects);
+  return toOrder(core.q.orderById.get(row.id)!);
 }
 
 /**

@@ -34,6 +34,8 @@ export interface OrderRow {
   atm_tick_size: number | null;
   created_at: string;
   updated_at: string;
+  /** Set by a scenario's late reject (issue 22): WORKING with it is held, CANCELLED with it is Rejected. */
+  reject_reason?: string | null;
 }
 
 export interface PositionRow {
@@ -156,6 +158,7 @@ export function toOrder(row: OrderRow): OrderRecord {
   if (row.strategy !== null) order.strategy = row.strategy;
   if (row.parent_id !== null) order.parentOrderId = row.parent_id;
   if (row.triggered) order.triggered = true;
+  if (row.reject_reason != null) order.rejectReason = row.reject_reason;
   return order;
 }
 
@@ -283,7 +286,15 @@ export function prepareQueries(db: Db) {
     ),
     markTriggered: () => prepare<[string, string]>(`UPDATE orders SET triggered = 1, updated_at = ? WHERE id = ?`),
     finish: () => prepare<[OrderState, string, string]>(
-      `UPDATE orders SET state = ?, updated_at = ? WHERE id = ? AND state = 'WORKING'`,
+      // A held order (a late reject to come) that is cancelled first is cancelled, not rejected.
+      `UPDATE orders SET state = ?, updated_at = ?, reject_reason = NULL WHERE id = ? AND state = 'WORKING'`,
+    ),
+    hold: () => prepare<[string, string]>(`UPDATE orders SET reject_reason = ? WHERE id = ?`),
+    rejectHeld: () => prepare<[string, string]>(
+      `UPDATE orders SET state = 'CANCELLED', updated_at = ? WHERE id = ? AND state = 'WORKING' AND reject_reason IS NOT NULL`,
+    ),
+    markPartFilled: () => prepare<[number, number | null, string, string]>(
+      `UPDATE orders SET filled_quantity = ?, avg_fill_price = ?, updated_at = ? WHERE id = ? AND state = 'WORKING'`,
     ),
     insertFill: () => prepare<[string, string, string, Action, number, number | null, string, string, number, number, number]>(
       `INSERT INTO fills (order_id, account, instrument, action, quantity, price, time, execution_id, position_after, realized, commission)

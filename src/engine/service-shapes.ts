@@ -32,6 +32,17 @@ export const STATE: Record<OrderRecord['state'], OrderState> = {
   EXPIRED: 'Cancelled',
 };
 
+/**
+ * The service's state of an order: the engine's, except for what only a scenario rule of `trade
+ * serve` makes (issue 22): an order held for a late reject is `Accepted`, then `Rejected`; one
+ * part-filled while the rest works is `PartFilled`.
+ */
+export function stateOf(order: Pick<OrderRecord, 'state' | 'rejectReason' | 'filledQuantity'>): OrderState {
+  if (order.rejectReason !== undefined) return order.state === 'WORKING' ? 'Accepted' : 'Rejected';
+  if (order.state === 'WORKING' && order.filledQuantity > 0) return 'PartFilled';
+  return STATE[order.state];
+}
+
 const NAME: Record<OrderRecord['origin'], string> = {
   client: '',
   close: 'Close',
@@ -50,7 +61,7 @@ export function toOrderObject(order: OrderRecord, entry?: OrderRecord): OrderObj
     instrument: order.instrument,
     instrumentType: 'Future',
     orderType: ntSpelling(order.orderType) as NtOrderType,
-    orderState: STATE[order.state],
+    orderState: stateOf(order),
     quantity: order.quantity,
     averageFillPrice: order.avgFillPrice ?? 0,
     filled: order.filledQuantity,
@@ -70,6 +81,8 @@ export function toOrderObject(order: OrderRecord, entry?: OrderRecord): OrderObj
     stopPriceChanged: order.stopPriceChanged ?? 0,
     time: serviceTime(order.createdAt),
     timeInForce: ntSpelling(order.timeInForce) as NtTimeInForce,
+    // Only an order a scenario rule rejected has it (README "Differences from the real service").
+    ...(order.rejectReason !== undefined && order.state !== 'WORKING' ? { rejectReason: order.rejectReason } : {}),
   };
 }
 

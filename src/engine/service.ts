@@ -12,6 +12,7 @@ import {
   ordersOf,
   positionObject,
   STATE,
+  stateOf,
   toAccountObject,
   toExecutionObject,
   toPositionObject,
@@ -176,7 +177,8 @@ export const SIMULATOR: { [K in OperationName]: Handler<K> } = {
   },
   GetOrderStatus(engine, args) {
     const order = findOrder(engine, args);
-    return ok({ status: STATE[order.state], orderId: order.orderId });
+    const rejected = order.rejectReason !== undefined && order.state !== 'WORKING';
+    return ok({ status: stateOf(order), orderId: order.orderId, ...(rejected ? { rejectReason: order.rejectReason } : {}) });
   },
   GetOrderLifecycle: () => {
     throw notSimulated('GetOrderLifecycle');

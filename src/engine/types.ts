@@ -40,6 +40,8 @@ export interface OrderRecord {
   parentOrderId?: string;
   /** A STOPLIMIT whose stop was touched and now works as a limit order. */
   triggered?: true;
+  /** A scenario rule's late reject (issue 22): pending while WORKING, done once CANCELLED (the service's `Rejected`). */
+  rejectReason?: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -190,7 +192,14 @@ export interface Engine {
   group<R>(runs: ReadonlyArray<() => R>, budgetMs?: number): Array<Settled<R>>;
   /** The engine's clock (EngineOptions.now, else the system's). */
   now(): Date;
-  placeOrder(order: Order): PlaceOutcome;
+  /** `injected`: what a `trade serve` scenario rule does to the placement (issue 22). */
+  placeOrder(order: Order, injected?: { holdForReject?: string; fillCap?: number }): PlaceOutcome;
+  /** Turns an order held for a late reject (its engine id) Rejected; false when it is no longer held. */
+  rejectHeld(id: string): boolean;
+  /** Writes a consistent copy of the store to `file` (which must not exist). */
+  snapshotTo(file: string): void;
+  /** Replaces the store's rows with a snapshot's, atomically. */
+  restoreFrom(file: string): void;
   reversePosition(order: Order): ReverseOutcome;
   /** Cancels a working order and its OCO group. With an account, the order must be in it. */
   cancelOrder(account: string | undefined, orderId: string): CancelOutcome;

@@ -21,6 +21,8 @@ import { refuseClientError, refuseUpgrade } from './refusals.js';
 import { createStreamHub } from './streams.js';
 import { formatIssues } from '../order/errors.js';
 import { duplicateKeyIssues, duplicateKeys } from '../service/strict-json.js';
+import { createSandbox, SANDBOX_PREFIX, type Sandbox } from './sandbox/sandbox.js';
+import type { RuleInput } from './sandbox/rules.js';
 
 export const WS_PATH = '/ws/stream';
 /** Subscription changes, when the server is rate limited: about 20 a minute (§7.3), apart from the request budget. */
@@ -46,6 +48,10 @@ export interface ServerOptions {
   limits?: Partial<HttpLimits>;
   /** The WebSocket connection bounds; each one missing is its default (CONNECTION_BOUNDS). */
   wsBounds?: Partial<ConnectionBounds>;
+  /** Scenario rules in force from the start (`--scenario FILE`, issue 22). */
+  scenario?: RuleInput[];
+  /** How many requests the request log keeps (`--log-size`). */
+  logSize?: number;
 }
 
 export interface TradeServer {
@@ -53,6 +59,8 @@ export interface TradeServer {
   listen(options: { host?: string; port?: number }): Promise<string>;
   /** Stops accepting, lets in-flight requests and RPCs finish, closes WebSocket clients. The engine stays open. */
   close(): Promise<void>;
+  /** The scenario rules, the request log and the snapshots (issue 22). */
+  sandbox: Sandbox;
 }
 
 /** Framework errors a client can cause, with messages that say what to fix and nothing internal (§1.3). */
@@ -114,6 +122,8 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
   const streams = createStreamHub({ engine, takeSubscription: () => subscriptionBucket?.take() ?? { ok: true }, onInternalError });
   // Orders that arrive together, over HTTP and WebSocket alike, share one commit (issue 16).
   const committer = createCommitter(engine);
+  const sandbox = createSandbox({ engine, rules: options.scenario, logSize: options.logSize, scrub });
+  const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
   let closing = false;
   const limits: HttpLimits = { ...HTTP_LIMITS, ...options.limits };
   const wsBounds: ConnectionBounds = { ...CONNECTION_BOUNDS, ...options.wsBounds };
@@ -197,6 +207,31 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
     });
   }
 
+  // The request log (issue 22): every HTTP request, refused ones too. The operation's name comes
+  // from the route, decided once here; the body is kept as it came (scrubbed when read).
+  /** Requests already in the log (those a rule dropped), and the rule that fired for each. */
+  const logged = new WeakSet<FastifyRequest>();
+  const firedRule = new WeakMap<FastifyRequest, string>();
+  app.addHook('onResponse', (request, reply, done) => {
+    if (!logged.has(request)) logHttp(request, reply.statusCode, reply.elapsedTime);
+    done();
+  });
+  function logHttp(request: FastifyRequest, status: number, ms: number): void {
+    const named = (request.routeOptions.config as { operation?: string } | undefined)?.operation;
+    const operation = named ?? `${request.method} ${request.routeOptions.url ?? routeOf(request.url)}`;
+    const params = request.params as Record<string, unknown> | undefined;
+    sandbox.log.add({
+      time: Date.now() - ms,
+      transport: 'http',
+      operation,
+      account: typeof params?.account === 'string' ? params.account : undefined,
+      body: request.method === 'GET' ? request.query : request.body,
+      status,
+      rule: firedRule.get(request),
+      ms,
+    });
+  }
+
   // Connections beyond the cap are closed as they arrive, before they cost a file descriptor for long.
   app.server.maxConnections = limits.maxConnections;
   // A client that sends its request and half-closes (shutdown of its write side, as `socket.end`
@@ -214,7 +249,7 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
       return;
     }
     // An unknown route is answered 404 before the bucket is touched (§6.1's order of checks).
-    if (request.routeOptions.url === undefined) return done();
+    if (request.routeOptions.url === undefined || request.routeOptions.url.startsWith(SANDBOX_PREFIX)) return done();
     const taken = take();
     if (!taken.ok) {
       void reply.code(429).header('retry-after', String(taken.retryAfterSeconds)).send({ error: RATE_LIMITED });
@@ -279,6 +314,8 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
     app.route({
       method: operation.method,
       url: `/v1/api${operation.path.replace(/\{(\w+)\}/g, ':$1')}`,
+      // The request log names the operation by this.
+      config: { operation: name },
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const socket = request.raw.socket;
         // Requests of other connections get their turn before this one runs (a pipelining client's
@@ -291,21 +328,47 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
         if (data !== undefined && !isObject(data))
           return reply.code(400).send({ error: 'Invalid request: body: must be a JSON object' });
         // Path parameters win: an `account` field in a body cannot redirect an order (§3).
-        const result = await dispatchGrouped(engine, committer, name, { ...data, ...(request.params as Record<string, unknown>) }, {
+        const args: Record<string, unknown> = { ...data, ...(request.params as Record<string, unknown>) };
+        // With no rule in force this is the one check a request pays (issue 22).
+        const rule = sandbox.rules.active
+          ? sandbox.rules.fire({ operation: name, transport: 'http', account: args.account, instrument: args.instrument })
+          : undefined;
+        if (rule) {
+          firedRule.set(request, rule.name);
+          const effect = rule.effect;
+          if (effect.kind === 'status') {
+            const injected = sandbox.statusReply(effect);
+            return reply.code(injected.status).headers(injected.headers).send(injected.body);
+          }
+          if (effect.kind === 'drop-before') return drop(request, reply);
+          if (effect.kind === 'delay') await sleep(effect.ms);
+        }
+        const result = await dispatchGrouped(rule ? sandbox.engineFor(rule) : engine, committer, name, args, {
           onInternalError,
           abandoned: () => socket.destroyed,
         });
+        if (rule?.effect.kind === 'drop-after') return drop(request, reply);
+        if (rule && result.status === 200) sandbox.afterPlaced(rule, result.body, args.account);
         return reply.code(result.status).send(result.body);
       },
     });
   }
+  /** A rule's lost connection: closed with no answer; logged as status 0. */
+  function drop(request: FastifyRequest, reply: FastifyReply): void {
+    logged.add(request);
+    log?.(`${request.ip} ${request.method} ${request.url} dropped by rule ${firedRule.get(request) ?? '?'} ${reply.elapsedTime.toFixed(1)}ms`);
+    logHttp(request, 0, reply.elapsedTime);
+    reply.hijack();
+    request.raw.socket.destroy();
+  }
   app.get(CATALOG_PATH, async () => ({ endpoints: ALL_ROUTES, success: true }));
+  sandbox.register(app);
   // The service's MCP endpoint is out of the simulator's scope (§2).
   app.all('/v1/api/mcp', async (request, reply) =>
     reply.code(501).send({ success: false, error: 'not_implemented', detail: `${request.method} /v1/api/mcp is not simulated by trade serve` }),
   );
 
-  const rpc: RpcServerContext = { engine, take, log, onInternalError, streams, committer };
+  const rpc: RpcServerContext = { engine, take, log, onInternalError, streams, committer, sandbox };
   app.route({
     method: 'GET',
     url: WS_PATH,
@@ -314,6 +377,8 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
     },
     wsHandler: (socket, request) => {
       log?.(`${request.ip} GET ${request.url} 101`);
+      logged.add(request);
+      sandbox.log.add({ time: Date.now(), transport: 'ws', operation: `GET ${WS_PATH}`, status: 101, ms: 0 });
       handleRpcConnection(socket, request.ip, rpc, wsBounds);
     },
   });
@@ -325,8 +390,10 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
       const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
       return `http://${shown}:${address.port}`;
     },
+    sandbox,
     async close() {
       closing = true;
+      sandbox.close();
       const deadline = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
       try {
         await app.close();

@@ -16,6 +16,8 @@ import { dispatch, dispatchGrouped, INTERNAL_ERROR_BODY, type OperationResult } 
 import type { Committer } from '../engine/committer.js';
 import { RATE_LIMITED, type TakeResult } from './limits.js';
 import { CONGESTED_BYTES, type StreamAction, type StreamEvent, type StreamHub } from './streams.js';
+import type { Sandbox } from './sandbox/sandbox.js';
+import type { Rule } from './sandbox/rules.js';
 
 /** What the server lends each connection. */
 export interface RpcServerContext {
@@ -29,6 +31,8 @@ export interface RpcServerContext {
   streams?: StreamHub;
   /** Group commit for the operations that may move money; without it each runs on its own. */
   committer?: Committer;
+  /** Scenario rules and the request log (issue 22). */
+  sandbox?: Sandbox;
 }
 
 export type RpcId = string | number | null;
@@ -154,6 +158,8 @@ export function handleRpcConnection(socket: WebSocket, remote: string, ctx: RpcS
   const queue: Array<{ raw: RawData; isBinary: boolean; parsed?: Parsed }> = [];
   /** Grouped RPCs handed to the committer and not yet answered. */
   let inflight = 0;
+  /** RPCs a scenario rule acts on (delayed, dropped...), not yet answered: nothing else of this connection runs meanwhile. */
+  let holding = 0;
   const parsedOf = (item: (typeof queue)[number]): Parsed | undefined => {
     if (item.isBinary) return undefined;
     if (!item.parsed) {
@@ -195,7 +201,8 @@ export function handleRpcConnection(socket: WebSocket, remote: string, ctx: RpcS
     if (closed) return;
     if (over()) return waitForDrain();
     overSince = undefined;
-    for (let handed = 0; queue.length > 0 && handed < GROUPED_PER_TURN; handed++) {
+    if (holding > 0) return;
+    for (let handed = 0; queue.length > 0 && handed < GROUPED_PER_TURN && holding === 0; handed++) {
       if (isGrouped(queue[0]!)) {
         answer(queue.shift()!);
         continue;
@@ -203,6 +210,7 @@ export function handleRpcConnection(socket: WebSocket, remote: string, ctx: RpcS
       if (inflight === 0) answer(queue.shift()!);
       break;
     }
+    if (holding > 0) return;
     if (queue.length > 0 && (inflight === 0 || isGrouped(queue[0]!))) return schedule();
     // The rest waits for the grouped replies, which schedule the next turn.
     if (queue.length > 0) return;
@@ -249,6 +257,66 @@ export function handleRpcConnection(socket: WebSocket, remote: string, ctx: RpcS
     schedule();
   });
 
+  /** Closes the connection as a rule says: ws-close with its code, a drop with none (the client sees 1006). */
+  function cut(code?: number): void {
+    stop();
+    if (code === undefined) socket.terminate();
+    else socket.close(code, 'closed by a trade serve scenario rule');
+  }
+
+  /** A stream action a rule fired on: true when the rule took it (the connection is closed). */
+  function streamRule(rule: Rule, action: string, started: number): boolean {
+    const effect = rule.effect;
+    const logged = (status: number) =>
+      ctx.sandbox?.log.add({ time: Date.now(), transport: 'ws', operation: action, status, rule: rule.name, ms: performance.now() - started });
+    if (effect.kind === 'ws-close' && effect.afterMs === undefined) {
+      logged(0);
+      cut(effect.code);
+      return true;
+    }
+    if (effect.kind === 'ws-close') setTimeout(() => !closed && cut(effect.code), effect.afterMs).unref();
+    if (effect.kind === 'drop-before') {
+      logged(0);
+      cut();
+      return true;
+    }
+    return false;
+  }
+
+  /** An RPC a scenario rule fired on (issue 22): the effect, then (unless it says otherwise) the operation. */
+  async function answerWithRule(
+    rule: Rule,
+    name: OperationName,
+    args: Record<string, unknown>,
+    reply: (result: OperationResult) => void,
+    note: (status: number) => void,
+  ): Promise<void> {
+    const sandbox = ctx.sandbox!;
+    const effect = rule.effect;
+    if (effect.kind === 'status') {
+      const injected = sandbox.statusReply(effect);
+      return reply({ status: injected.status, body: injected.body });
+    }
+    if (effect.kind === 'drop-before' || (effect.kind === 'ws-close' && effect.afterMs === undefined)) {
+      note(0);
+      return cut(effect.kind === 'ws-close' ? effect.code : undefined);
+    }
+    if (effect.kind === 'delay') await new Promise((resolve) => setTimeout(resolve, effect.ms));
+    if (closed) return;
+    const engine = sandbox.engineFor(rule);
+    const result =
+      ctx.committer && OPERATIONS[name].movesMoney
+        ? await dispatchGrouped(engine, ctx.committer, name, args, { onInternalError: ctx.onInternalError })
+        : dispatch(engine, name, args, { onInternalError: ctx.onInternalError });
+    if (effect.kind === 'drop-after') {
+      note(0);
+      return cut();
+    }
+    if (result.status === 200) sandbox.afterPlaced(rule, result.body, args.account);
+    reply(result);
+    if (effect.kind === 'ws-close') setTimeout(() => !closed && cut(effect.code), effect.afterMs).unref();
+  }
+
   function answer(item: (typeof queue)[number]): void {
     const started = performance.now();
     const message = parsedOf(item);
@@ -261,6 +329,8 @@ export function handleRpcConnection(socket: WebSocket, remote: string, ctx: RpcS
     if (message.kind === 'ignored' || (message.kind === 'stream' && !streams))
       return ctx.log?.(`${remote} WS ignored: ${message.kind === 'ignored' ? message.why : `action '${message.action}'`}`);
     if (message.kind === 'stream') {
+      const rule = ctx.sandbox?.rules.active ? ctx.sandbox.rules.fire({ operation: message.action, transport: 'ws' }) : undefined;
+      if (rule && streamRule(rule, message.action, started)) return;
       let done: string;
       try {
         done = streams!.handle(message.action, message.message);
@@ -268,12 +338,29 @@ export function handleRpcConnection(socket: WebSocket, remote: string, ctx: RpcS
         ctx.onInternalError(message.action, error);
         done = 'failed';
       }
+      ctx.sandbox?.log.add({ time: Date.now(), transport: 'ws', operation: message.action, body: message.message, status: done === 'failed' ? 500 : 200, rule: rule?.name, ms: performance.now() - started });
       return ctx.log?.(`${remote} WS ${message.action} ${printable(done)} ${(performance.now() - started).toFixed(1)}ms`);
     }
     const label = typeof message.api === 'string' && operationForWsName(message.api) ? message.api : show(message.api);
+    let operation = label;
+    let account: unknown;
+    let fired: Rule | undefined;
+    const note = (status: number) => {
+      ctx.log?.(`${remote} WS ${label} id=${show(message.id)} ${status} ${(performance.now() - started).toFixed(1)}ms`);
+      ctx.sandbox?.log.add({
+        time: Date.now(),
+        transport: 'ws',
+        operation,
+        account: typeof account === 'string' ? account : undefined,
+        body: message.args,
+        status,
+        rule: fired?.name,
+        ms: performance.now() - started,
+      });
+    };
     const reply = (result: OperationResult) => {
       send({ id: message.id, data: result.body });
-      ctx.log?.(`${remote} WS ${label} id=${show(message.id)} ${result.status} ${(performance.now() - started).toFixed(1)}ms`);
+      note(result.status);
     };
     // dispatch never throws; this keeps the one-reply promise even if something around it does.
     const crashed = (error: unknown): OperationResult => {
@@ -287,6 +374,22 @@ export function handleRpcConnection(socket: WebSocket, remote: string, ctx: RpcS
       return reply(crashed(error));
     }
     if ('result' in checked) return reply(checked.result);
+    operation = checked.name;
+    const args = checked.args as Record<string, unknown>;
+    account = args.account;
+    fired = ctx.sandbox?.rules.active
+      ? ctx.sandbox.rules.fire({ operation: checked.name, transport: 'ws', account: args.account, instrument: args.instrument })
+      : undefined;
+    if (fired) {
+      holding++;
+      void answerWithRule(fired, checked.name, args, reply, note)
+        .catch((error: unknown) => reply(crashed(error)))
+        .finally(() => {
+          holding--;
+          if (queue.length > 0) schedule();
+        });
+      return;
+    }
     if (ctx.committer && OPERATIONS[checked.name].movesMoney) {
       inflight++;
       void dispatchGrouped(ctx.engine, ctx.committer, checked.name, checked.args, { onInternalError: ctx.onInternalError })

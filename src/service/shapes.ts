@@ -54,6 +54,8 @@ export interface OwnerStrategy {
 
 /** §4.1 */
 export interface OrderObject {
+  /** trade serve only: why a scenario rule rejected the order (issue 22). */
+  rejectReason?: string;
   account: string;
   orderId: string;
   id: string;

@@ -103,6 +103,14 @@ describe('help', () => {
       'doctor',
       'serve',
       'mcp',
+      'sandbox',
+      'sandbox inject',
+      'sandbox rules',
+      'sandbox clear',
+      'sandbox log',
+      'sandbox save',
+      'sandbox restore',
+      'sandbox reset',
     ]);
   });
 

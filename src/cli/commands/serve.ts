@@ -4,6 +4,7 @@ import { parseInstrument } from '../../order/schema.js';
 import { generateToken, isUsableToken } from '../../server/auth.js';
 import { DEFAULT_BURST, describeRateLimit, parseBurst, parseMaxConnections, parseRate, type RateLimitOptions } from '../../server/limits.js';
 import { createServer, WS_PATH } from '../../server/server.js';
+import { parseLogSize } from '../../server/sandbox/request-log.js';
 import type { Env } from '../../config/paths.js';
 import type { CommandContext } from '../context.js';
 import { type StopWhen, untilSignal } from '../signals.js';
@@ -26,6 +27,9 @@ export interface ServeOptions {
   interval?: string;
   priceFollow?: string[];
   from?: string;
+  /** Scenario rules in force from the start (issue 22). */
+  scenario?: string;
+  logSize?: string;
 }
 
 export interface ServeDeps {
@@ -105,6 +109,10 @@ export async function runServe(ctx: CommandContext, options: ServeOptions, deps:
   const port = parsePort(options.port ?? '8080');
   const rateLimit = rateLimitFrom(options);
   const maxConnections = options.maxConnections === undefined ? undefined : parseMaxConnections(options.maxConnections);
+  const logSize = options.logSize === undefined ? undefined : parseLogSize(options.logSize);
+  if (Number.isNaN(logSize)) throw new UsageError(`--log-size must be a whole number from 1 to 1000000, got '${options.logSize}'`);
+  // Checked whole before anything is served: a bad rule is exit 2 naming the file, line and field.
+  const scenario = options.scenario === undefined ? undefined : (await import('../../server/sandbox/scenario-file.js')).loadScenario(options.scenario);
   const { token, source } = await resolveToken(options.tokenFile, ctx.env);
   const explicit = await planFeed(ctx, options);
 
@@ -132,6 +140,8 @@ export async function runServe(ctx: CommandContext, options: ServeOptions, deps:
       token,
       rateLimit,
       limits: maxConnections === undefined ? undefined : { maxConnections },
+      scenario,
+      logSize,
       log: options.log ? (line) => io.err(line) : undefined,
       warn: (line) => io.err(io.errColor.red(line)),
     });
@@ -153,6 +163,7 @@ export async function runServe(ctx: CommandContext, options: ServeOptions, deps:
       ['store', engine.file],
       ['token', tokenLine[source]],
       ['rate limit', rateLimit ? describeRateLimit(rateLimit) : 'off'],
+      ...(scenario ? [['scenario', `${options.scenario} (${scenario.length} rule${scenario.length === 1 ? '' : 's'})`]] : []),
     ]) {
       io.err(`  ${key!.padEnd(10)}  ${value}`);
     }

@@ -1,0 +1,192 @@
+/**
+ * `trade sandbox ...`: a running `trade serve` as a test bench (issue 22), over its control routes
+ * under `/_sandbox/`: inject scenario rules, list and clear them, read the request log, save,
+ * restore and reset the store. The server is reached the way the http backend reaches a service:
+ * the profile's base URL (TRADE_BASE_URL) and token (TRADE_TOKEN).
+ */
+import { ConfigError, NetworkError, RejectedError, UsageError } from '../../order/errors.js';
+import { checkTransport } from '../../backends/remote.js';
+import { serviceRoot } from '../../config/keys.js';
+import type { CommandContext } from '../context.js';
+
+interface Target {
+  root: string;
+  token: string;
+  timeoutMs: number;
+}
+
+async function target(ctx: CommandContext): Promise<Target> {
+  const settings = await ctx.settings();
+  const profile = settings.profile === 'default' ? '' : ` --profile ${settings.profile}`;
+  if (!settings.baseUrl)
+    throw new ConfigError('No base URL is set: trade sandbox talks to a running trade serve at the base URL.', {
+      code: 'no_base_url',
+      hint: `Set it with \`trade config set${profile} base-url http://127.0.0.1:8080\` (or TRADE_BASE_URL).`,
+    });
+  if (!settings.token)
+    throw new ConfigError("No token is set: trade sandbox needs the token of the trade serve it talks to.", {
+      code: 'no_token',
+      hint: `Set it with \`trade login${profile}\` (or TRADE_TOKEN).`,
+    });
+  checkTransport(settings.baseUrl, settings.insecure);
+  return { root: serviceRoot(settings.baseUrl), token: settings.token, timeoutMs: settings.timeoutMs };
+}
+
+/** One control request; an answer that is not 2xx is a typed error with the server's message. */
+async function call(ctx: CommandContext, method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
+  const { root, token, timeoutMs } = await target(ctx);
+  let response: Response;
+  try {
+    response = await fetch(`${root}/_sandbox/${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
+    throw new NetworkError(`Cannot reach trade serve at ${root} (${cause})`, { hint: 'Is trade serve running there? Nothing was changed.' });
+  }
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  if (response.status === 401) throw new ConfigError('trade serve refused the token (401)', { code: 'bad_token', hint: 'Use the token trade serve was started with.' });
+  const answer = (parsed ?? {}) as Record<string, unknown>;
+  if (response.status === 404 && answer.error === 'not_found')
+    throw new NetworkError(`${root} has no /_sandbox/ routes: is it a trade serve of this version?`, { code: 'not_a_sandbox' });
+  if (!response.ok) {
+    const message = typeof answer.error === 'string' ? answer.error : `trade serve answered ${response.status}`;
+    throw new RejectedError(message, { status: response.status, body: answer });
+  }
+  return answer;
+}
+
+export interface InjectOptions {
+  name?: string;
+  operation?: string;
+  account?: string;
+  instrument?: string;
+  transport?: string;
+  nth?: string;
+  every?: string;
+  probability?: string;
+  seed?: string;
+  times?: string;
+  json?: boolean;
+}
+
+function number(flag: string, text: string | undefined, whole: boolean): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value) || (whole && !Number.isInteger(value)))
+    throw new UsageError(`--${flag} must be ${whole ? 'a whole number' : 'a number'}, got '${text}'`);
+  return value;
+}
+
+export async function runSandboxInject(ctx: CommandContext, effect: string[], options: InjectOptions): Promise<void> {
+  const rule = {
+    name: options.name,
+    operation: options.operation,
+    account: options.account,
+    instrument: options.instrument,
+    transport: options.transport,
+    nth: number('nth', options.nth, true),
+    every: number('every', options.every, true),
+    probability: number('probability', options.probability, false),
+    seed: number('seed', options.seed, true),
+    times: number('times', options.times, true),
+    effect: effect.join(' '),
+  };
+  // The server checks it with the scenario file's schema; checked here first, so a bad flag is exit 2 with nothing sent.
+  const { RuleInput } = await import('../../server/sandbox/rules.js');
+  const checked = RuleInput.safeParse(Object.fromEntries(Object.entries(rule).filter(([, v]) => v !== undefined)));
+  if (!checked.success) {
+    const flag = (field: PropertyKey | undefined) => (field === 'effect' || field === undefined ? 'EFFECT' : `--${String(field)}`);
+    throw new UsageError(checked.error.issues.map((i) => `${flag(i.path[0])}: ${i.message}`).join('; '), { hint: 'Nothing was sent.' });
+  }
+  const answer = await call(ctx, 'POST', 'rules', checked.data);
+  if (options.json) return ctx.io.out(JSON.stringify(answer));
+  ctx.io.out(`injected ${describeRule(answer.rule as RuleLine)}`);
+}
+
+interface RuleLine {
+  id: number;
+  name: string;
+  operation?: string;
+  account?: string;
+  instrument?: string;
+  transport?: string;
+  nth?: number;
+  every?: number;
+  probability?: number;
+  seed?: number;
+  times?: number;
+  effect: string;
+  seen: number;
+  fired: number;
+}
+
+function describeRule(rule: RuleLine): string {
+  const match = [rule.operation ?? 'any operation', rule.account, rule.instrument, rule.transport].filter(Boolean).join(' ');
+  const when =
+    rule.nth !== undefined
+      ? `call ${rule.nth}`
+      : rule.every !== undefined
+        ? `every ${rule.every}`
+        : rule.probability !== undefined
+          ? `p=${rule.probability} seed ${rule.seed ?? 1}`
+          : 'always';
+  const times = rule.times === undefined ? '' : `, at most ${rule.times}×`;
+  return `#${rule.id} ${rule.name}: ${match}, ${when}${times} → ${rule.effect} (seen ${rule.seen}, fired ${rule.fired})`;
+}
+
+export async function runSandboxRules(ctx: CommandContext, options: { json?: boolean }): Promise<void> {
+  const answer = await call(ctx, 'GET', 'rules');
+  if (options.json) return ctx.io.out(JSON.stringify(answer));
+  const rules = answer.rules as RuleLine[];
+  if (rules.length === 0) return ctx.io.out('no rules: every request is answered normally');
+  for (const rule of rules) ctx.io.out(describeRule(rule));
+}
+
+export async function runSandboxClear(ctx: CommandContext, options: { json?: boolean }): Promise<void> {
+  const answer = await call(ctx, 'DELETE', 'rules');
+  if (options.json) return ctx.io.out(JSON.stringify(answer));
+  ctx.io.out(`cleared ${String(answer.cleared)} rule${answer.cleared === 1 ? '' : 's'}`);
+}
+
+interface LogLine {
+  time: string;
+  transport: string;
+  operation: string;
+  account?: string;
+  body?: unknown;
+  status: number;
+  rule?: string;
+  ms: number;
+}
+
+export async function runSandboxLog(ctx: CommandContext, options: { json?: boolean; operation?: string }): Promise<void> {
+  const answer = await call(ctx, 'GET', `log${options.operation === undefined ? '' : `?operation=${encodeURIComponent(options.operation)}`}`);
+  if (options.json) return ctx.io.out(JSON.stringify(answer));
+  const entries = answer.entries as LogLine[];
+  for (const e of entries) {
+    const status = e.status === 0 ? 'dropped' : String(e.status);
+    const rule = e.rule === undefined ? '' : `  rule ${e.rule}`;
+    ctx.io.out(`${e.time}  ${e.transport.padEnd(4)} ${e.operation.padEnd(18)} ${(e.account ?? '-').padEnd(10)} ${status.padStart(7)} ${e.ms.toFixed(1).padStart(8)}ms${rule}  ${JSON.stringify(e.body ?? null)}`);
+  }
+  const counts = Object.entries(answer.counts as Record<string, number>);
+  ctx.io.out(`${entries.length} request${entries.length === 1 ? '' : 's'} shown (${String(answer.total)} since start, the last ${String(answer.size)} kept)`);
+  for (const [operation, n] of counts) ctx.io.out(`  ${operation.padEnd(24)} ${n}`);
+}
+
+export async function runSandboxSnapshot(ctx: CommandContext, action: 'save' | 'restore' | 'reset', name: string | undefined, options: { json?: boolean }): Promise<void> {
+  const answer = await call(ctx, 'POST', action, action === 'reset' ? {} : { name });
+  if (options.json) return ctx.io.out(JSON.stringify(answer));
+  if (action === 'save') ctx.io.out(`saved the store as '${name}' (${String(answer.file)})`);
+  else if (action === 'restore') ctx.io.out(`restored the store from '${name}'`);
+  else ctx.io.out('reset the store to the empty default');
+}
