@@ -130,6 +130,18 @@ describe('start-up weight', () => {
   });
 });
 
+describe('the bundle', () => {
+  it("holds only the zod it uses: a namespace object used as a value (`import { z } from 'zod'`) would bring all of zod, locales included", () => {
+    const meta = JSON.parse(readFileSync(new URL('../../dist/cli.meta.json', import.meta.url), 'utf8')) as {
+      outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }>;
+    };
+    const inputs = Object.values(meta.outputs)[0]!.inputs;
+    expect(Object.keys(inputs).filter((k) => k.includes('zod/v4/locales/') && !k.endsWith('/en.js') && !k.endsWith('/index.js'))).toEqual([]);
+    const zod = Object.entries(inputs).filter(([k]) => k.includes('node_modules/zod/')).reduce((sum, [, v]) => sum + v.bytesInOutput, 0);
+    expect(zod).toBeLessThan(300_000);
+  });
+});
+
 describe('the code cache', () => {
   const loadCli = (bin: string, node: string[] = []) =>
     spawnSync(process.execPath, [...node, '-e', `console.log(require(${JSON.stringify(bin)}).loadCli().cacheUsed)`], { encoding: 'utf8' });

@@ -4,7 +4,7 @@
  * with a seeded probability, or always; at most `times` times), and its effect. One zod schema
  * checks rules from a scenario file, from the control routes and from `trade sandbox inject`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { OPERATIONS } from '../../service/operations.js';
 import { parseInstrument } from '../../order/schema.js';
 

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { isMap, isSeq, LineCounter, parseDocument } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { UsageError } from '../../order/errors.js';
 import { RuleInput } from './rules.js';
 
