@@ -178,7 +178,7 @@ describe('a placing process killed after sending', () => {
       expect(lines).toEqual([expect.objectContaining({ outcome: 'unknown', instrument: 'CL 01-26', clientOrderId: expect.stringMatching(/^[0-9a-f]{32}$/) })]);
       const reconciled = await runBin(['reconcile'], direct);
       expect(reconciled.code, reconciled.stderr).toBe(0);
-      expect(reconciled.stdout).toMatch(new RegExp(`PlaceOrder: placed \\(order ${lines[0]!.clientOrderId}, `));
+      expect(reconciled.stdout).toBe(`#1 PlaceOrder: placed (order ${lines[0]!.clientOrderId}, Filled)\n`);
       expect((await runBin(['history', '--unknown'], direct)).stdout).toBe('No request has an unknown outcome.\n');
       const all = JSON.parse((await runBin(['history', '--json'], direct)).stdout) as { entries: Array<{ outcome: string; orderId: string }> };
       expect(all.entries).toEqual([expect.objectContaining({ outcome: 'accepted', orderId: lines[0]!.clientOrderId })]);

@@ -209,10 +209,16 @@ export async function runReconcile(ctx: CommandContext, options: JsonOption): Pr
         }
         try {
           const status = await b.call('GetOrderStatus', { account: line.account, orderId: line.client_order_id });
-          const state = String((status.value as { orderState?: unknown }).orderState ?? 'unknown state');
+          // §3.10: `{"status": "Filled", ...}`.
+          const state = String((status.value as { status?: unknown }).status ?? 'unknown state');
           results.push({ id: line.id, operation: line.operation, outcome: 'accepted', orderId: line.client_order_id, state });
         } catch (error) {
-          if (error instanceof RejectedError && error.status === 404) results.push({ id: line.id, operation: line.operation, outcome: 'rejected', message: 'not placed: the service has no order with its client id' });
+          if (error instanceof RejectedError && (error.status === 404 || /not found/i.test(error.message)))
+            results.push({ id: line.id, operation: line.operation, outcome: 'rejected', message: `not placed: the service has no order with its client id (${error.message})` });
+          // Any other refusal (the generic "Invalid request" of §6.2 included) does not say the
+          // order is absent: it stays unknown, with what the service said.
+          else if (error instanceof RejectedError)
+            results.push({ id: line.id, operation: line.operation, outcome: 'unknown', message: `still unknown: the service answered "${error.message}" for its client id; check with trade orders` });
           else if (error instanceof NetworkError) results.push({ id: line.id, operation: line.operation, outcome: 'unknown', message: `still unknown: ${error.message}` });
           else throw error;
         }
