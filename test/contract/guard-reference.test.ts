@@ -5,11 +5,11 @@
  * as a long would let a sell past max-position and refuse a buy that only reduces.
  */
 import { spawn } from 'node:child_process';
-import { connect, createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Env } from '../../src/config/paths.js';
 import { BIN, orderArgs, runBin, runCli, tempHome } from '../helpers/cli.js';
-import { type DoubleOptions, type ReferenceDouble, startReferenceDouble } from '../helpers/reference-double.js';
+import { type DoubleOptions, type ReferenceDouble, SHAPES, startReferenceDouble } from '../helpers/reference-double.js';
+import { blackHole } from '../helpers/black-hole.js';
 
 const ES = 'ES 06-26';
 let double: ReferenceDouble | undefined;
@@ -28,14 +28,9 @@ async function start(backend: 'http' | 'ws', options: DoubleOptions = {}, extra:
   return { double, env, cli: (argv: string[]) => runCli(argv, env) };
 }
 
-const VARIANTS: Array<[string, DoubleOptions]> = [
-  ['flat bodies', {}],
-  ['the {success, data} envelope', { envelope: 'data' }],
-  ['only documented fields, bare lists', { minimal: true }],
-];
 
 describe.each(['http', 'ws'] as const)('the guard on %s against the reference double', (backend) => {
-  describe.each(VARIANTS)('answering with %s', (_, options) => {
+  describe.each(SHAPES)('answering with %s', (_, options) => {
     it('reads a short as short: max-position counts it, a buy that covers it reduces, a halt lets it through', async () => {
       const { cli, double } = await start(backend, options, { TRADE_GUARD_MAX_POSITION: '3' });
       expect((await cli(['place', ...orderArgs({ '--instrument': ES, '--action': 'SELL', '--quantity': '2' })])).code).toBe(0);
@@ -66,18 +61,6 @@ describe.each(['http', 'ws'] as const)('the guard on %s against the reference do
   });
 });
 
-/** Passes requests on to the double and never passes an answer back. */
-function blackHole(target: string): Promise<{ url: string; server: Server }> {
-  const { hostname, port } = new URL(target);
-  const server = createServer((socket) => {
-    const upstream = connect(Number(port), hostname);
-    socket.pipe(upstream);
-    upstream.on('data', () => undefined);
-    socket.on('error', () => upstream.destroy());
-    upstream.on('error', () => socket.destroy());
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, server })));
-}
 
 describe('trade reconcile against the reference double', () => {
   it('an order whose reply was lost is found by its client id (GetOrderStatus: {"status": ...})', async () => {

@@ -10,7 +10,7 @@ import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Env } from '../../src/config/paths.js';
 import { orderArgs, runCli, tempHome } from '../helpers/cli.js';
-import { type DoubleOptions, type ReferenceDouble, startReferenceDouble } from '../helpers/reference-double.js';
+import { type DoubleOptions, type ReferenceDouble, SHAPES, startReferenceDouble } from '../helpers/reference-double.js';
 
 const ES = 'ES 06-26';
 let double: ReferenceDouble | undefined;
@@ -35,14 +35,9 @@ function stdinOf(text: string) {
   return stream;
 }
 
-const VARIANTS: Array<[string, DoubleOptions]> = [
-  ['flat bodies', {}],
-  ['the {success, data} envelope', { envelope: 'data' }],
-  ['only documented fields, bare lists', { minimal: true }],
-];
 
 describe.each(['http', 'ws'] as const)('trade --backend %s against the reference double', (backend) => {
-  describe.each(VARIANTS)('answering with %s', (_, options) => {
+  describe.each(SHAPES)('answering with %s', (_, options) => {
     it('place, reverse, positions (a short is Short), orders, cancel, close: each works', async () => {
       const { cli } = await start(backend, options);
       const placed = await cli(['place', ...orderArgs({ '--instrument': ES, '--quantity': '2' }), '--json']);
@@ -82,7 +77,7 @@ describe.each(['http', 'ws'] as const)('trade --backend %s against the reference
     });
   });
 
-  describe.each(VARIANTS)('answering with %s', (_, options) => {
+  describe.each(SHAPES)('answering with %s', (_, options) => {
     it('the commands of every other operation work: modify, replace, order, bracket, quote, executions, accounts, flatten, cancel --all', async () => {
       const { cli, double } = await start(backend, options);
       const ok = async (argv: string[]) => {

@@ -4,12 +4,12 @@
  * prices, and a placing process killed after sending, reconciled afterwards.
  */
 import { spawn } from 'node:child_process';
-import { createServer, type Server, connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Env } from '../../src/config/paths.js';
 import { BIN, orderArgs, runBin, tempHome } from '../helpers/cli.js';
 import { killServes, type ServeProcess, startServe } from '../helpers/serve-process.js';
+import { blackHole } from '../helpers/black-hole.js';
 
 const TOKEN = 'guard-test-token-5f1c9a7e';
 const homes: Array<() => void> = [];
@@ -144,18 +144,6 @@ describe('daily-loss', () => {
   }, 60_000);
 });
 
-/** A proxy that passes requests to the server and never passes an answer back: the reply is lost. */
-function blackHole(target: string): Promise<{ url: string; server: Server }> {
-  const { hostname, port } = new URL(target);
-  const server = createServer((socket) => {
-    const upstream = connect(Number(port), hostname);
-    socket.pipe(upstream);
-    upstream.on('data', () => undefined);
-    socket.on('error', () => upstream.destroy());
-    upstream.on('error', () => socket.destroy());
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, server })));
-}
 
 describe('a placing process killed after sending', () => {
   it('leaves the ledger readable and its line unknown; trade reconcile finds the order by its client id', async () => {

@@ -45,6 +45,13 @@ export interface DoubleOptions {
   stall?: boolean;
 }
 
+/** The shapes a client must accept (§1.7): flat bodies, the data envelope, documented fields only. */
+export const SHAPES: Array<[string, DoubleOptions]> = [
+  ['flat bodies', {}],
+  ['the {success, data} envelope', { envelope: 'data' }],
+  ['only documented fields, bare lists', { minimal: true }],
+];
+
 /** What `configure` may change while the double runs. */
 export type DoubleSettings = Partial<Pick<DoubleOptions, 'envelope' | 'minimal' | 'disconnected' | 'rateLimit' | 'stall'>>;
 

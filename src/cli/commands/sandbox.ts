@@ -8,6 +8,7 @@ import { ConfigError, NetworkError, RejectedError, UsageError } from '../../orde
 import { checkTransport } from '../../backends/remote.js';
 import { serviceRoot } from '../../config/keys.js';
 import type { CommandContext } from '../context.js';
+import type { LogEntry } from '../../server/sandbox/request-log.js';
 
 interface Target {
   root: string;
@@ -158,16 +159,8 @@ export async function runSandboxClear(ctx: CommandContext, options: { json?: boo
   ctx.io.out(`cleared ${String(answer.cleared)} rule${answer.cleared === 1 ? '' : 's'}`);
 }
 
-interface LogLine {
-  time: string;
-  transport: string;
-  operation: string;
-  account?: string;
-  body?: unknown;
-  status: number;
-  rule?: string;
-  ms: number;
-}
+/** A log entry as the control route sends it: its time as ISO text. */
+type LogLine = Omit<LogEntry, 'time'> & { time: string };
 
 export async function runSandboxLog(ctx: CommandContext, options: { json?: boolean; operation?: string }): Promise<void> {
   const answer = await call(ctx, 'GET', `log${options.operation === undefined ? '' : `?operation=${encodeURIComponent(options.operation)}`}`);
