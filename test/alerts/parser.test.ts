@@ -82,7 +82,7 @@ describe('§2.2 names and case', () => {
         options: {},
       },
     ]);
-    expect(callsOf(parse(BUY.replace('PLACE', 'flat-place')))[0]!.operation).toBe('FlatPlace');
+    expect(callsOf(parse(BUY.replace('PLACE', 'flat-place')))[0]).toMatchObject({ operation: 'FlatPlace' });
   });
 
   test('free strings keep their case', () => {
