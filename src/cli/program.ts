@@ -735,6 +735,30 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
       await runBatch(ctx, file, options);
     });
 
+  program
+    .command('alert')
+    .summary('Run TradingView alert messages (the service\'s webhook language), or check them')
+    .description(
+      'Run TradingView alert messages, in the service\'s webhook language (key=...; command=PLACE; account=...; ...), as the operations they map to on the chosen backend, each order through the guard. MESSAGE is the text itself, \'-\' for stdin or a file, one message per blank-line-separated block. Options with no API field are applied here where that can be done faithfully (delay, cancel_after, brackets on market entries, relative prices, windows, the kill switch as the guard\'s halt, the rate limit in the guard\'s ledger) and refused where not (strategy_tag, a bracket on a limit entry): --webhook sends those to the service\'s own webhook. See README "TradingView alerts".',
+    )
+    .argument('<message>', "the message, '-' for stdin, or a file")
+    .option('--check', 'parse and print what would be sent (the operations, their args, the options), or the exact error; send nothing')
+    .option('--webhook', "post the text to the service's webhook URL (config webhook-url) instead; its answer is reported as received, not executed")
+    .option('--json', 'one JSON line per message')
+    .addHelpText(
+      'after',
+      examples(
+        "trade alert --check 'key=x; command=PLACE; account=Sim101; instrument=ES1!; action=BUY; qty=1; order_type=MARKET; tif=DAY;'",
+        "trade alert 'command=PLACE; account=Sim101; instrument=ES 09-25; action=BUY; qty=1; order_type=MARKET; tif=DAY; take_profit=8 ticks; stop_loss=-8 ticks;'",
+        'trade alert alerts.txt --json',
+        'trade alert --webhook - < strategy-lock.txt',
+      ),
+    )
+    .action(async (message: string, options) => {
+      const { runAlertCommand } = await import('./commands/alert.js');
+      await runAlertCommand(ctx, message, options);
+    });
+
   const config = program
     .command('config')
     .summary('Read and change the config for a --profile')
@@ -748,7 +772,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
   config
     .command('set')
     .description('Set a key (the token is set with `trade login`, never on the command line).')
-    .argument('<key>', 'base-url, ws-url, backend, account or timeout')
+    .argument('<key>', 'base-url, ws-url, backend, account, timeout or webhook-url')
     .argument('<value>', 'the value; validated before it is saved')
     .addHelpText('after', examples('trade config set base-url https://trading.example.com', 'trade config set account Sim101'))
     .action(async (key: string, value: string) => {
