@@ -1005,7 +1005,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .command('serve')
     .summary("Serve the service's API over the embedded engine")
     .description(
-      "Serve the order service's HTTP and WebSocket API over the embedded engine, for curl, scripts and bots. Every request needs 'Authorization: Bearer <token>'.",
+      "Serve the order service's HTTP and WebSocket API over the embedded engine, for curl, scripts and bots. Every request needs 'Authorization: Bearer <token>', except the TradingView webhook (POST /v1/send/ID/SECRET, README \"TradingView alerts\"), whose text messages carry the token as their key= field.",
     )
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on; 0 picks a free one', '8080')
@@ -1024,10 +1024,12 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .option('--from <backend>', 'with --price-follow: http or ws (default ws)')
     .option('--scenario <file>', 'scenario rules (YAML or JSON) in force from the start: injected failures, see trade sandbox')
     .option('--log-size <n>', 'requests the request log keeps (trade sandbox log), default 10000')
+    .option('--webhook <id/secret>', 'the TradingView webhook\'s address, POST /v1/send/ID/SECRET (default: random, shown on the banner); messages carry the token as key=')
     .addHelpText(
       'after',
       examples(
         'trade serve',
+        'trade serve --webhook tv/9f8e7d6c5b4a3921   # TradingView alerts to http://127.0.0.1:8080/v1/send/tv/9f8e7d6c5b4a3921',
         'trade serve --port 0 --scenario lost-reply.yaml --log-size 1000',
         'TRADE_SERVE_TOKEN=s3cret trade serve --port 8080 --log',
         'trade serve --token-file ~/.trade-token --rate-limit 180/min --burst 20',
