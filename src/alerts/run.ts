@@ -479,20 +479,31 @@ class Clone {
     const bracket = alert.options.bracket;
     if (bracket && alert.command !== 'CANCELANDBRACKET' && o.action && o.quantity) {
       const legs = bracketLegs(bracket, { account, instrument, action: o.action, quantity: o.quantity }, `br-${this.alertId}`);
+      // A market entry filled when it was answered (a refusal throws): its legs go at once, from
+      // the last price it was sent at, whatever an order read would show (§4.5, §4.6).
+      if (o.orderType === 'MARKET') {
+        for (const leg of legs) await this.send(leg, this.resolver(instrument, market!.last, market!.contract));
+        return this.timeout(orderId, account);
+      }
       const entry = (await this.read('GetOrder', { account, orderId })) as OrderRead;
       if (entry.orderState === 'Filled') {
-        // A market entry's legs come from the last price when it was sent; a limit that filled at once, from its fill.
-        const reference = o.orderType === 'MARKET' ? market!.last : entry.averageFillPrice || market!.last;
+        // A limit or stop that filled at once: its legs come from its fill.
+        const reference = entry.averageFillPrice || market!.last;
         const legQuantity = entry.filled || o.quantity;
         for (const leg of legs) await this.send({ ...leg, args: { ...leg.args, quantity: legQuantity } }, this.resolver(instrument, reference, market!.contract));
       } else if (!TERMINAL.has(entry.orderState ?? '') && host.holdBracket) {
         host.holdBracket({ account, instrument, orderId, action: o.action, legs, alertId: this.alertId });
       }
     }
-    if (alert.options.cancelAfterMinutes !== undefined) {
-      const status = (await this.read('GetOrderStatus', { account, orderId })).status;
-      if (!TERMINAL.has(status)) await host.cancelAfter(account, orderId, host.now().getTime() + alert.options.cancelAfterMinutes * 60_000);
-    }
+    await this.timeout(orderId, account);
+  }
+
+  /** §4.7: a LIMIT entry still working is cancelled after `cancel_after` minutes. */
+  private async timeout(orderId: string, account: string): Promise<void> {
+    const minutes = this.alert.options.cancelAfterMinutes;
+    if (minutes === undefined) return;
+    const status = (await this.read('GetOrderStatus', { account, orderId })).status;
+    if (!TERMINAL.has(status)) await this.host.cancelAfter(account, orderId, this.host.now().getTime() + minutes * 60_000);
   }
 }
 

@@ -109,6 +109,11 @@ export function commandWord(value: string): string {
   return value.replace(/[a-z]+/g, (letters) => letters.toUpperCase()).replace(/[ \t_-]/g, '');
 }
 
+/** Every value a `key` field has in the text, read or not (a message that fails its format still holds its key). */
+export function keysIn(message: string): string[] {
+  return [...message.matchAll(/(?:^|[;\n\r\ufeff])[ \t]*key[ \t]*=([^;\r\n]*)/gi)].map((m) => m[1]!.trim()).filter((k) => k !== '');
+}
+
 /**
  * The message as Alert History keeps it (§6.2): the `key` field's value replaced by `***`,
  * everything else as received.

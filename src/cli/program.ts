@@ -1143,6 +1143,19 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
       const { runSandboxLog } = await import('./commands/sandbox.js');
       await runSandboxLog(ctx, options);
     });
+  sandbox
+    .command('alerts')
+    .description(
+      "Print the webhook's Alert History: every TradingView alert the server received on POST /v1/send/ID/SECRET (refused ones too), one row per account, with its status (success, pending, warning, failed), command, account, instrument, orders and error; the message's key is never shown.",
+    )
+    .option('--status <status>', 'only rows of this status: success, pending, warning or failed')
+    .option('--limit <n>', 'only the last N rows (1 to 10000)')
+    .option('--json', 'print {"alerts":[...],"count":N,"success":true} on stdout')
+    .addHelpText('after', examples('trade sandbox alerts', 'trade sandbox alerts --status failed --json'))
+    .action(async (options) => {
+      const { runSandboxAlerts } = await import('./commands/sandbox.js');
+      await runSandboxAlerts(ctx, options);
+    });
   for (const [action, description] of [
     ['save', 'Snapshot the whole store (orders, positions, accounts, prices) as NAME, atomically, while the server runs; a file beside the store.'],
     ['restore', 'Replace the whole store with the snapshot NAME, atomically: no request sees half of it.'],

@@ -9,10 +9,11 @@ import { maskWebhookUrl } from '../../config/keys.js';
 import { ConfigError, IncompleteError, NetworkError, RejectedError, UsageError } from '../../order/errors.js';
 import { AlertFormatError, readFields } from '../../alerts/syntax.js';
 import type { CommandContext } from '../context.js';
-import type { AlertOptions } from './alert.js';
+import { type AlertOptions, hideKeys } from './alert.js';
 
 /** The format checked here, and the key required: the service would refuse either, and nothing is sent for it. */
 function checkMessages(ctx: CommandContext, messages: string[]): void {
+  hideKeys(ctx, messages);
   messages.forEach((message, i) => {
     const where = messages.length > 1 ? `alert ${i + 1}: ` : '';
     let key: string | undefined;
@@ -23,7 +24,6 @@ function checkMessages(ctx: CommandContext, messages: string[]): void {
       throw error;
     }
     if (key === undefined) throw new UsageError(`${where}the message has no key=…; field: the service refuses it (401)`, { hint: 'Nothing was sent. Put your secret key in the message: key=...;' });
-    ctx.addSecret(key);
   });
 }
 

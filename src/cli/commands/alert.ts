@@ -11,7 +11,7 @@ import { ledgerPath } from '../../guard/ledger.js';
 import { AlertFailure, type Alert, parseAlert } from '../../alerts/message.js';
 import { mainCall, optionNotes, shownArgs } from '../../alerts/plan.js';
 import { type AlertOutcome, type CallRecord, type CloneResult, runAlert, unsupported } from '../../alerts/run.js';
-import { AlertFormatError } from '../../alerts/syntax.js';
+import { AlertFormatError, keysIn } from '../../alerts/syntax.js';
 import { createClientHost } from '../../alerts/client-host.js';
 import { ExitCode, IncompleteError, NetworkError, TradeError, UsageError } from '../../order/errors.js';
 import { describeOrder, type OrderBody } from '../../order/schema.js';
@@ -53,12 +53,10 @@ export async function readMessages(ctx: CommandContext, source: string): Promise
 
 /** Every message read whole before anything is sent: the first one wrong is a usage error naming it. */
 export function parseMessages(ctx: CommandContext, messages: string[], now: Date): Alert[] {
+  hideKeys(ctx, messages);
   return messages.map((message, i) => {
     try {
-      const alert = parseAlert(message, { now });
-      // The key is the service's secret: never printed, whatever echoes it.
-      if (alert.key) ctx.addSecret(alert.key);
-      return alert;
+      return parseAlert(message, { now });
     } catch (error) {
       if (error instanceof AlertFormatError || error instanceof AlertFailure) {
         const where = messages.length > 1 ? `alert ${i + 1}: ` : '';
@@ -71,6 +69,15 @@ export function parseMessages(ctx: CommandContext, messages: string[], now: Date
 
 /** What trade alert itself cannot apply, from the host's capabilities (no lock, no held bracket). */
 const cliLimits = { locks: undefined, holdBracket: undefined };
+
+/**
+ * A message's key is the service's secret (the token): never printed, whatever echoes it (an
+ * error quoting a field, a server's answer). One too short to be a secret (`key=x` in a check) is
+ * left alone, or every `x` printed would be redacted.
+ */
+export function hideKeys(ctx: CommandContext, messages: string[]): void {
+  for (const key of messages.flatMap(keysIn)) if (key.length >= 8) ctx.addSecret(key);
+}
 
 export async function runAlertCommand(ctx: CommandContext, source: string, options: AlertOptions, deps: AlertDeps = {}): Promise<void> {
   const messages = await readMessages(ctx, source);
