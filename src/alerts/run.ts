@@ -217,7 +217,7 @@ class Clone {
     return (await this.host.call(name, args)).value as ReplyOf<K>;
   }
 
-  /** A call that may move money, checked by the operation's schema first; recorded; its body. */
+  /** A call that may move money, checked by the operation's schema first; recorded (its body as sent back); its reply as read. */
   private async send(call: PlannedCall, resolve?: (spec: PriceSpec, field: string) => number): Promise<Record<string, unknown>> {
     const raw = resolvedArgs(call, resolve ?? (() => NaN));
     let args: unknown;
@@ -226,11 +226,12 @@ class Clone {
     } catch (error) {
       throw new AlertFailure('invalid_value', error instanceof Error ? error.message : String(error));
     }
-    const { body } = await this.host.call(call.operation, args as ArgsOf<typeof call.operation>);
+    const { body, value } = await this.host.call(call.operation, args as ArgsOf<typeof call.operation>);
     this.result.calls.push({ operation: call.operation, args: args as Record<string, unknown>, body });
-    const id = (body as { orderId?: unknown } | null)?.orderId;
-    if (typeof id === 'string') this.result.orderIds.push(id);
-    return (body ?? {}) as Record<string, unknown>;
+    // The reply as read (src/service/shapes.ts): a flat body, or the `data` of an envelope (§1.7).
+    const read = (value ?? {}) as Record<string, unknown>;
+    if (typeof read.orderId === 'string') this.result.orderIds.push(read.orderId);
+    return read;
   }
 
   private position(account: string, instrument: string) {

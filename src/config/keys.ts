@@ -125,10 +125,14 @@ export function requireKey(key: string): ConfigKey {
   return key;
 }
 
-/** A webhook URL's secret parts: its last two path segments (`/v1/send/ID/SECRET`), each kept from every line printed. */
+/**
+ * A webhook URL's secret parts: its last two path segments (`/v1/send/ID/SECRET`), kept from
+ * every line printed. Not the whole URL: its origin is no secret, and redacting every run of
+ * eight of its characters would redact the host wherever it is named.
+ */
 export function webhookSecrets(webhookUrl: string): string[] {
   const segments = webhookUrl.replace(/^[a-z]+:\/\/[^/]*/i, '').split('/').filter((s) => s !== '');
-  return [webhookUrl, ...segments.slice(-2).filter((s) => s.length >= 8 && !/^(v1|send)$/.test(s))];
+  return segments.slice(-2).filter((s) => s.length >= 8);
 }
 
 /** `https://app.crosstrade.io/v1/send/…` : where it goes, never what it holds. */

@@ -153,7 +153,7 @@ export function resolveSettings(env: Env, flags: GlobalFlags = {}, read: () => C
     if (raw === undefined) continue;
     sources[key] = source;
     if (key === 'token' && typeof raw === 'string' && raw !== '') secrets.push(raw);
-    if (key === 'webhook-url' && typeof raw === 'string' && raw !== '') secrets.push(...webhookSecrets(raw.trim()), ...webhookSecrets(raw.trim().replace(/\/+$/, '')));
+    if (key === 'webhook-url' && typeof raw === 'string' && raw !== '') secrets.push(...webhookSecrets(raw.trim()));
     try {
       values[key] = normalizeValue(key, raw);
     } catch (error) {

@@ -15,6 +15,7 @@ import { AlertFormatError, keysIn } from '../../alerts/syntax.js';
 import { createClientHost } from '../../alerts/client-host.js';
 import { ExitCode, IncompleteError, NetworkError, TradeError, UsageError } from '../../order/errors.js';
 import { describeOrder, type OrderBody } from '../../order/schema.js';
+import { envelopeData } from '../../service/shapes.js';
 import { type CommandContext, using } from '../context.js';
 
 export interface AlertOptions {
@@ -36,7 +37,8 @@ export async function readMessages(ctx: CommandContext, source: string): Promise
     if (ctx.io.stdin.isTTY)
       throw new UsageError('trade alert - reads messages from a pipe, not from a terminal.', { hint: "Give the message as an argument: trade alert 'key=...; command=PLACE; ...'" });
     text = await readText(ctx.io.stdin);
-  } else if (source.includes('=')) {
+  } else if (/[=;\n{[]/.test(source)) {
+    // A message has fields (or is JSON, which the parser then names): only a plain name is a file.
     text = source;
     split = false;
   } else {
@@ -164,7 +166,7 @@ const short = (id: string) => (/^[0-9a-f]{32}$/.test(id) ? id.slice(0, 8) : id);
 /** One call in words: `PlaceOrder SELL 1 ES 06-26 LIMIT limit 6002.5 GTC OCO br-… → order 1a2b3c4d`. */
 function describeCall(call: CallRecord): string {
   const a = call.args;
-  const body = (call.body ?? {}) as Record<string, unknown>;
+  const body = (envelopeData(call.body) ?? call.body ?? {}) as Record<string, unknown>;
   const what =
     'orderType' in a && 'action' in a
       ? describeOrder(a as unknown as OrderBody)
