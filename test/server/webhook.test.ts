@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import type { HistoryRow } from '../../src/alerts/store.js';
 import { startServer, TOKEN, AUTH, type Harness } from './harness.js';
+import { runCli, tempHome } from '../helpers/cli.js';
 
 const ID = 'tv';
 const SECRET = 'a1b2c3d4e5f6g7h8';
@@ -465,6 +466,28 @@ describe('Alert History (§6.2)', () => {
     await h.post('/_sandbox/restore', { name: 'two-alerts' });
     expect((await history()).map((r) => r.status)).toEqual(['success', 'failed']);
     expect(position()).toBe(1);
+  });
+
+  test('trade sandbox alerts prints them; --status and --json', async () => {
+    await ok(BUY());
+    await ok(BUY('require_market_position=flat;'));
+    await send(BUY().replace(`key=${TOKEN}`, 'key=wrong-key-0000'));
+    const home = tempHome();
+    try {
+      const env = { ...home.env, TRADE_BASE_URL: h.url, TRADE_TOKEN: TOKEN };
+      const shown = await runCli(['sandbox', 'alerts'], env);
+      expect(shown.code).toBe(0);
+      const lines = shown.stdout.split('\n');
+      expect(lines[0]).toMatch(new RegExp(`^\\S+  success PLACE +Sim101 +${ES} +orders [0-9a-f]{32}$`));
+      expect(lines[1]).toMatch(new RegExp(`^\\S+  failed  PLACE +Sim101 +${ES} +market_position_blocked: Market position requirement not met: `));
+      expect(lines[2]).toMatch(/^\S+  failed  PLACE +Sim101 +ES 09-26 +invalid_secret_key: invalid or missing key$/);
+      expect(lines.slice(3)).toEqual(['3 alerts shown', '']);
+      const failed = await runCli(['sandbox', 'alerts', '--status', 'failed', '--json'], env);
+      expect((JSON.parse(failed.stdout) as { alerts: HistoryRow[] }).alerts.map((r) => r.error)).toEqual(['market_position_blocked', 'invalid_secret_key']);
+      expect(await runCli(['sandbox', 'alerts', '--status', 'lost'], env)).toMatchObject({ code: 1, stderr: expect.stringContaining('status: must be one of success, pending, warning, failed') });
+    } finally {
+      home.cleanup();
+    }
   });
 
   test('the control route needs the token', async () => {
