@@ -198,7 +198,7 @@ export async function runSandboxAlerts(ctx: CommandContext, options: { json?: bo
   const rows = answer.alerts as AlertRow[];
   for (const r of rows) {
     const what = r.error ? `${r.error}: ${r.detail ?? ''}` : r.warning ?? (r.orderIds.length ? `orders ${r.orderIds.join(', ')}` : '');
-    ctx.io.out(`${r.receivedAt}  ${r.status.padEnd(7)} ${(r.command ?? '-').padEnd(17)} ${(r.account ?? '-').padEnd(10)} ${(r.instrument ?? '-').padEnd(10)} ${what}`);
+    ctx.io.out(`${r.receivedAt}  ${r.status.padEnd(7)} ${(r.command ?? '-').padEnd(17)} ${(r.account ?? '-').padEnd(10)} ${(r.instrument ?? '-').padEnd(10)} ${what}`.trimEnd());
   }
   ctx.io.out(`${rows.length} alert${rows.length === 1 ? '' : 's'} shown`);
 }
