@@ -141,6 +141,14 @@ export function shownArgs(call: PlannedCall): Record<string, unknown> {
   return Object.fromEntries(Object.entries(call.args).map(([k, v]) => [k, isSpec(v) ? (v.kind === 'absolute' ? v.value : showPrice(v)) : v]));
 }
 
+/** Each account's call as `--check` shows it (`account` absent: the command names none). */
+export function checkedCalls(alert: CommandAlert): Array<{ account?: string; operation: OperationName; args: Record<string, unknown> }> {
+  return (alert.accounts.length > 0 ? alert.accounts : [undefined]).map((account) => {
+    const call = mainCall(alert, account);
+    return { ...(account === undefined ? {} : { account }), operation: call.operation, args: shownArgs(call) };
+  });
+}
+
 /** The commands that do not open a position (§4.8 [decision]: they pass a *closing only* window). */
 export const CLOSING_COMMANDS: ReadonlySet<string> = new Set([
   'CLOSEPOSITION', 'FLATTEN', 'FLATTENEVERYTHING', 'CANCEL', 'CANCELORDERS', 'CANCELALLORDERS', 'CHANGE', 'CLOSESTRATEGY', 'CANCELANDBRACKET',

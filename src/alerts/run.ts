@@ -508,6 +508,18 @@ class Clone {
   }
 }
 
+/** An outcome as a client answers it (`trade alert --json`, the MCP tool): the host's own errors left out. */
+export function outcomeBody(outcome: AlertOutcome, ignoredFields: string[]): Record<string, unknown> {
+  return {
+    command: outcome.command,
+    status: outcome.status,
+    ...(outcome.error ? { error: outcome.error, detail: outcome.detail } : {}),
+    results: outcome.results.map(({ cause: _cause, ...r }) => r),
+    warnings: outcome.warnings,
+    ignoredFields,
+  };
+}
+
 /** What a held bracket does once its entry is read again (§4.5): places the legs at the fill, discards them, or waits. */
 export async function settleHeldBracket(held: HeldBracket, host: Pick<AlertHost, 'call'>): Promise<'placed' | 'discarded' | 'waiting'> {
   const entry = (await host.call('GetOrder', { account: held.account, orderId: held.orderId })).value as OrderRead;

@@ -6,8 +6,8 @@
  */
 import { createClientHost } from '../alerts/client-host.js';
 import { AlertFailure, parseAlert } from '../alerts/message.js';
-import { mainCall, optionNotes, shownArgs } from '../alerts/plan.js';
-import { runAlert, unsupported } from '../alerts/run.js';
+import { checkedCalls, optionNotes } from '../alerts/plan.js';
+import { outcomeBody, runAlert, unsupported } from '../alerts/run.js';
 import { AlertFormatError } from '../alerts/syntax.js';
 import type { Backend } from '../backends/types.js';
 import { isSimAccount, type Rules } from '../guard/rules.js';
@@ -65,24 +65,12 @@ export async function callAlertTool(raw: unknown, options: AlertToolOptions): Pr
   }
   if (check) {
     if (alert.kind === 'kill_switch') return { killSwitch: alert.on ? 'on' : 'off', warnings: alert.warnings, ignoredFields: alert.ignoredFields, success: true };
-    const calls = (alert.accounts.length ? alert.accounts : [undefined]).map((account) => {
-      const call = mainCall(alert, account);
-      return { operation: call.operation, args: shownArgs(call) };
-    });
-    return { command: alert.command, calls, options: optionNotes(alert), warnings: alert.warnings, ignoredFields: alert.ignoredFields, checked: true, success: true };
+    return { command: alert.command, calls: checkedCalls(alert), options: optionNotes(alert), warnings: alert.warnings, ignoredFields: alert.ignoredFields, checked: true, success: true };
   }
   const host = createClientHost({ backend: options.backend, ledgerFile: options.ledgerFile, profile: options.profile });
   try {
     const outcome = await runAlert(alert, host, { alertId: randomBytes(16).toString('hex') });
-    return {
-      command: outcome.command,
-      status: outcome.status,
-      ...(outcome.error ? { error: outcome.error, detail: outcome.detail } : {}),
-      results: outcome.results.map(({ cause: _cause, ...r }) => r),
-      warnings: outcome.warnings,
-      ignoredFields: alert.ignoredFields,
-      success: outcome.status !== 'failed',
-    };
+    return { ...outcomeBody(outcome, alert.ignoredFields), success: outcome.status !== 'failed' };
   } finally {
     host.close();
   }

@@ -129,7 +129,7 @@ describe('calls on the embedded engine (paper tier)', () => {
     const checked = await call(session, 'Alert', { message, check: true });
     expect(checked.structuredContent).toEqual({
       command: 'PLACE',
-      calls: [{ operation: 'PlaceOrder', args: { account: 'Sim101', instrument: 'ES 09-25', action: 'BUY', quantity: 1, orderType: 'MARKET', timeInForce: 'DAY' } }],
+      calls: [{ account: 'Sim101', operation: 'PlaceOrder', args: { account: 'Sim101', instrument: 'ES 09-25', action: 'BUY', quantity: 1, orderType: 'MARKET', timeInForce: 'DAY' } }],
       options: ['bracket: take-profit LIMIT at 4 ticks, GTC, one OCO group, placed after the entry, from the last price'],
       warnings: [],
       ignoredFields: [],

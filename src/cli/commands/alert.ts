@@ -9,8 +9,8 @@ import { text as readText } from 'node:stream/consumers';
 import { storePath } from '../../config/paths.js';
 import { ledgerPath } from '../../guard/ledger.js';
 import { AlertFailure, type Alert, parseAlert } from '../../alerts/message.js';
-import { mainCall, optionNotes, shownArgs } from '../../alerts/plan.js';
-import { type AlertOutcome, type CallRecord, type CloneResult, runAlert, unsupported } from '../../alerts/run.js';
+import { checkedCalls, optionNotes } from '../../alerts/plan.js';
+import { type AlertOutcome, type CallRecord, type CloneResult, outcomeBody, runAlert, unsupported } from '../../alerts/run.js';
 import { AlertFormatError, keysIn } from '../../alerts/syntax.js';
 import { createClientHost } from '../../alerts/client-host.js';
 import { ExitCode, IncompleteError, NetworkError, TradeError, UsageError } from '../../order/errors.js';
@@ -186,17 +186,7 @@ function describeCall(call: CallRecord): string {
 function print(ctx: CommandContext, alert: Alert, outcome: AlertOutcome, index: number, count: number, options: AlertOptions, backendLabel: string): void {
   const { io } = ctx;
   if (options.json) {
-    io.out(
-      JSON.stringify({
-        ...(count > 1 ? { alert: index + 1 } : {}),
-        command: outcome.command,
-        status: outcome.status,
-        ...(outcome.error ? { error: outcome.error, detail: outcome.detail } : {}),
-        results: outcome.results.map(({ cause: _cause, ...r }) => r),
-        warnings: outcome.warnings,
-        ignoredFields: alert.ignoredFields,
-      }),
-    );
+    io.out(JSON.stringify({ ...(count > 1 ? { alert: index + 1 } : {}), ...outcomeBody(outcome, alert.ignoredFields) }));
     return;
   }
   const c = io.color;
@@ -227,11 +217,7 @@ function printCheck(ctx: CommandContext, alerts: Alert[], options: AlertOptions)
       else io.out(`${alerts.length > 1 ? `alert ${i + 1}: ` : ''}kill switch ${alert.on ? 'on' : 'off'}`);
       return;
     }
-    const accounts = alert.accounts.length > 0 ? alert.accounts : [undefined];
-    const calls = accounts.map((account) => {
-      const call = mainCall(alert, account);
-      return { ...(account === undefined ? {} : { account }), operation: call.operation, args: shownArgs(call) };
-    });
+    const calls = checkedCalls(alert);
     const notes = optionNotes(alert);
     if (options.json) {
       io.out(
