@@ -237,6 +237,32 @@ describe('commands (§3)', () => {
     expect(h.engine.listOrders({ activeOnly: true })).toEqual([]);
   });
 
+  test('ATM strategies: CANCEL and CHANGE by the order names of a strategy_id; CLOSESTRATEGY finds its account', async () => {
+    h.engine.addAtmTemplate({ name: 'Scalp', stopLossTicks: 8, profitTargetTicks: 16, tickSize: 0.25 });
+    const entry = await ok(BUY('strategy=Scalp;', 'Sim102'));
+    const strategyId = entry.results[0]!.orderIds[0]!;
+    const working = () => h.engine.listOrders({ account: 'Sim102', activeOnly: true }).map((o) => [o.orderType, o.stopPrice ?? o.limitPrice]);
+    expect(working()).toEqual([
+      ['STOPMARKET', 5998],
+      ['LIMIT', 6004],
+    ]);
+    await ok(msg(`command=CHANGE; strategy_id=${strategyId}; order_id=STOP1; stop_price=-4 ticks;`));
+    expect(working()).toEqual([
+      ['STOPMARKET', 5999],
+      ['LIMIT', 6004],
+    ]);
+    expect(await ok(msg(`command=CLOSESTRATEGY; strategy_id=${strategyId};`))).toMatchObject({ success: true, results: [{ account: 'Sim102', status: 'success' }] });
+    expect([position('Sim102'), working()]).toEqual([0, []]);
+    expect(await ok(msg(`command=CLOSESTRATEGY; strategy_id=${strategyId};`))).toMatchObject({
+      success: false,
+      results: [{ error: 'rejected', detail: `Invalid request: strategyId: no active strategy '${strategyId}'` }],
+    });
+    // Cancelling one leg of the strategy's OCO pair cancels the other (REST Cancel).
+    const second = (await ok(BUY('strategy=Scalp;', 'Sim102'))).results[0]!.orderIds[0]!;
+    expect(await ok(msg(`command=CANCEL; strategy_id=${second}; order_id=TARGET1;`))).toMatchObject({ success: true, results: [{ account: 'Sim102' }] });
+    expect(working()).toEqual([]);
+  });
+
   test('CANCELREPLACE places only after the cancel; CANCELANDBRACKET protects the position', async () => {
     await ok(msg(`command=PLACE; account=Sim101; instrument=${ES}; action=BUY; qty=1; order_type=LIMIT; limit_price=5990; tif=GTC; order_id=old;`));
     await ok(msg(`command=CANCELREPLACE; order_id=old; account=Sim101; instrument=${ES}; action=BUY; qty=2; order_type=LIMIT; limit_price=5995; tif=GTC;`));
@@ -450,6 +476,42 @@ describe('options (§4)', () => {
     expect(await ok(msg('command=PLACE; account=Sim101; instrument=NQ 12-26; action=BUY; qty=1; order_type=LIMIT; limit_price=-1%; tif=DAY;'))).toMatchObject({
       results: [{ error: 'no_market_data', detail: 'No last price for NQ 12-26' }],
     });
+  });
+});
+
+describe('a restart', () => {
+  test('the kill switch, the timers and the Alert History are where the server left them', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { createEngine } = await import('../../src/engine/engine.js');
+    const { createServer } = await import('../../src/server/server.js');
+    const dir = mkdtempSync(join(tmpdir(), 'trade-webhook-restart-'));
+    const file = join(dir, 'trade.db');
+    let now = START;
+    const serve = async () => {
+      const engine = createEngine(file, { now: () => new Date(now) });
+      const server = await createServer({ engine, token: TOKEN, webhook: { id: ID, secret: SECRET }, webhookSweepMs: 0 });
+      const url = await server.listen({ port: 0 });
+      const post = async (text: string) => (await (await fetch(`${url}${PATH}`, { method: 'POST', body: text })).json()) as Reply;
+      return { engine, server, post, close: async () => (await server.close(), engine.close()) };
+    };
+    try {
+      const first = await serve();
+      first.engine.setPrice(ES, 6000);
+      await first.post(msg(`command=PLACE; account=Sim101; instrument=${ES}; action=BUY; qty=1; order_type=LIMIT; limit_price=5990; tif=GTC; cancel_after=2;`));
+      await first.post(msg('kill_switch=on;'));
+      await first.close();
+      now += 120_000;
+      const second = await serve();
+      await second.server.webhook.sweep();
+      expect(second.engine.listOrders({}).map((o) => o.state)).toEqual(['CANCELLED']);
+      expect(await second.post(BUY())).toMatchObject({ error: 'kill_switch_on' });
+      expect(second.server.webhook.store.history().map((r) => r.command)).toEqual(['PLACE', 'KILL_SWITCH', 'PLACE']);
+      await second.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
