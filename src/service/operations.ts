@@ -216,7 +216,24 @@ const changedPrice = () =>
 const { orderId: _clientOrderId, ...replaceBodyShape } = orderBodyShape;
 const PERIOD_TYPES = ['minute', 'second', 'day', 'week', 'month', 'year', 'tick', 'range', 'renko'] as const;
 /** Any filter given: a flatten of `POST /positions/flatten` with one is sent as `Flatten` over WebSocket (§3.14). */
-export const hasFlattenFilter = (args: object) => ['account', 'instrument', 'marketPosition'].some((k) => (args as Record<string, unknown>)[k] !== undefined);
+export const hasFlattenFilter = (args: object) => ['account', 'instrument', 'marketPosition'].some((k) => (args as Record<string, unknown>)[k] != null);
+
+/**
+ * The args as the service reads them (§1.3): a field whose value is JSON `null` is absent. Typed
+ * clients write every unset field as `null` (Jackson, System.Text.Json, Go pointers, pydantic), so
+ * `"stopPrice": null` is no stop price and `"quantity": null` is a missing quantity. The object is
+ * returned as it is when it holds no null (the common case costs one pass and no copy).
+ */
+export function withoutNulls(args: Record<string, unknown>): Record<string, unknown> {
+  for (const key in args) {
+    if (args[key] === null) {
+      const kept: Record<string, unknown> = {};
+      for (const [k, value] of Object.entries(args)) if (value !== null) kept[k] = value;
+      return kept;
+    }
+  }
+  return args;
+}
 
 export const OPERATIONS = {
   PlaceOrder: row<Order, OrderIdReply>({
@@ -629,12 +646,12 @@ export function operationForWsName(api: string): OperationName | undefined {
  */
 export function operationForRpc(api: string, args: Record<string, unknown>): OperationName | string | undefined {
   const name = operationForWsName(api);
-  if (name === 'GetQuote' && args.account !== undefined) return 'GetQuoteLegacy';
+  if (name === 'GetQuote' && args.account != null) return 'GetQuoteLegacy';
   if (name === 'FlattenEverything' && hasFlattenFilter(args)) return 'Invalid request: FlattenEverything takes no filters; use Flatten';
   if (name === 'Flatten') {
     if (!hasFlattenFilter(args))
       return 'Invalid request: account: Flatten needs a filter (account, instrument or marketPosition); use FlattenEverything to close everything';
-    if (args.marketPosition !== undefined || args.account === undefined) return 'FlattenEverything';
+    if (args.marketPosition != null || args.account == null) return 'FlattenEverything';
   }
   return name;
 }
@@ -677,7 +694,7 @@ export function parseArgs<K extends OperationName>(name: K, input: unknown, mode
   const operation = OPERATIONS[name] as OperationSpec;
   if (input === null || typeof input !== 'object' || Array.isArray(input))
     throw new ValidationError([{ field: 'body', message: `must be a JSON object, got ${show(input)}` }]);
-  const result = argsSchema(operation, mode).safeParse(input);
+  const result = argsSchema(operation, mode).safeParse(withoutNulls(input as Record<string, unknown>));
   if (!result.success) throw new ValidationError(toIssues(result.error));
   const issues = operation.check?.(result.data) ?? [];
   if (issues.length > 0) throw new ValidationError(issues);
