@@ -857,8 +857,8 @@ export async function startReferenceDouble(options: DoubleOptions = {}): Promise
   };
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    let text = '';
-    req.on('data', (chunk: Buffer) => (text += chunk));
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       if (req.headers.authorization !== `Bearer ${token}`) return send(res, 401, { error: 'Unauthorized' });
       const url = new URL(req.url!, 'http://double');
@@ -867,6 +867,15 @@ export async function startReferenceDouble(options: DoubleOptions = {}): Promise
       const route = ROUTES.find((r) => r.method === req.method && r.path.test(path));
       if (!route)
         return send(res, 404, { success: false, error: 'not_found', detail: `No route ${req.method} ${url.pathname}`, did_you_mean: [] });
+      // The project's decisions (§11): JSON is read as UTF-8, strictly; a compressed body is refused.
+      const encoding = req.headers['content-encoding'];
+      if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return send(res, 415, { error: 'Invalid request' });
+      let text: string;
+      try {
+        text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(Buffer.concat(chunks));
+      } catch {
+        return send(res, 400, { error: 'Invalid request' });
+      }
       let body: Record<string, unknown> = {};
       try {
         // §1.3 (the project's decisions): one byte-order mark before the JSON is ignored.
@@ -893,8 +902,9 @@ export async function startReferenceDouble(options: DoubleOptions = {}): Promise
       const lines = [`${req.method} ${req.url} HTTP/${req.httpVersion}`];
       for (let i = 0; i < req.rawHeaders.length; i += 2) {
         const name = req.rawHeaders[i]!.toLowerCase();
-        if (name === 'upgrade' || name === 'http2-settings' || name === 'connection') continue;
-        lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
+        if (name === 'upgrade' || name === 'http2-settings') continue;
+        const value = name === 'connection' ? req.rawHeaders[i + 1]!.split(',').map((t) => t.trim()).filter((t) => !/^(upgrade|http2-settings)$/i.test(t)).join(', ') : req.rawHeaders[i + 1];
+        if (value !== '') lines.push(`${req.rawHeaders[i]}: ${value}`);
       }
       socket.unshift(Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), head]));
       server.emit('connection', socket);
