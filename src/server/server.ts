@@ -10,7 +10,7 @@ import { STATUS_CODES } from 'node:http';
 import { fastify, type FastifyReply, type FastifyRequest } from 'fastify';
 import websocket from '@fastify/websocket';
 import type { Engine } from '../engine/engine.js';
-import { OPERATIONS, type OperationName, withoutNulls } from '../service/operations.js';
+import { OPERATIONS, type OperationName } from '../service/operations.js';
 import { createAuthenticator, createScrubber, UNAUTHORIZED } from './auth.js';
 import { CATALOG, dispatchGrouped, errorResult } from './operations.js';
 import { createCommitter } from '../engine/committer.js';
@@ -293,8 +293,7 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
         if (data !== undefined && !isObject(data))
           return reply.code(400).send({ error: 'Invalid request: body: must be a JSON object' });
         // Path parameters win: an `account` field in a body cannot redirect an order (§3).
-        // A null field is an absent one (§1.3), for the rules below as for the operation.
-        const args = withoutNulls({ ...data, ...(request.params as Record<string, unknown>) });
+        const args: Record<string, unknown> = { ...data, ...(request.params as Record<string, unknown>) };
         // With no rule in force this is the one check a request pays (issue 22).
         const rule = sandbox.rules.active
           ? sandbox.rules.fire({ operation: name, transport: 'http', account: args.account, instrument: args.instrument })

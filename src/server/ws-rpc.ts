@@ -11,7 +11,7 @@ import type { Engine } from '../engine/engine.js';
 import { formatIssues } from '../order/errors.js';
 import { printable, show } from '../order/schema.js';
 import { duplicateKeyIssues, type KeyPath, parseStrictJson } from '../service/strict-json.js';
-import { isOperationName, OPERATIONS, type OperationName, operationForRpc, operationForWsName, withoutNulls } from '../service/operations.js';
+import { isOperationName, OPERATIONS, type OperationName, operationForRpc, operationForWsName } from '../service/operations.js';
 import { dispatch, dispatchGrouped, INTERNAL_ERROR_BODY, type OperationResult } from './operations.js';
 import type { Committer } from '../engine/committer.js';
 import { RATE_LIMITED, type TakeResult } from './limits.js';
@@ -103,7 +103,7 @@ function checkRpc(ctx: RpcServerContext, api: unknown, args: unknown): { result:
   if (typeof api !== 'string') return { result: { status: 400, body: { error: `Invalid request: api: must be a string, got ${show(api)}` } } };
   // `args: null` is no args, as a null field is an absent one (§1.3).
   if (args != null && !isObject(args)) return { result: { status: 400, body: { error: 'Invalid request: args: must be an object' } } };
-  const flat = withoutNulls((args ?? {}) as Record<string, unknown>);
+  const flat = (args ?? {}) as Record<string, unknown>;
   const name = operationForRpc(api, flat);
   // The name is echoed short and printable: a client's text never breaks the reply or a terminal.
   if (name === undefined) return { result: { status: 404, body: { error: `Unknown API command ${show(api)}` } } };

@@ -200,6 +200,18 @@ function chunked(parts: string[]): Buffer[] {
 const CASES: Case[] = [
   { name: 'every unset field written null (Jackson, System.Text.Json, Go, pydantic)', request: (t) => post(t, PLACE, jackson), serve: PLACED, places: true },
   {
+    name: 'number fields never null, written 0 (Go structs, C# decimals): a price of 0 is none, an unused price is ignored',
+    request: (t) => post(t, PLACE, JSON.stringify({ ...ORDER, limitPrice: 0, stopPrice: 0, maxPositions: 100 })),
+    serve: PLACED,
+    places: true,
+  },
+  {
+    name: 'an enum written as its number (System.Text.Json without JsonStringEnumConverter) is refused, naming the field',
+    request: (t) => post(t, PLACE, JSON.stringify({ ...ORDER, action: 0 })),
+    serve: { status: 400, body: { error: 'Invalid request: action: must be BUY or SELL, got 0' } },
+    double: INVALID,
+  },
+  {
     name: 'a required field written null is that field missing',
     request: (t) => post(t, PLACE, JSON.stringify({ ...ORDER, quantity: null })),
     serve: { status: 400, body: { error: 'Invalid request: quantity: is required' } },

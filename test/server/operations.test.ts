@@ -151,6 +151,19 @@ describe('table helpers', () => {
       };
       expect(outcome(nulls), name).toEqual(outcome({}));
     }
+    // Go and C# write number fields as 0, never null: a price of 0 is none on the service (§3.1, §3.6), and a
+    // price the order type does not use is ignored there (§3.1); a client is told of both instead.
+    const go = { account: 'Sim101', ...ES_MARKET, limitPrice: 0, stopPrice: 0 };
+    expect(parseArgs('PlaceOrder', go, 'server')).toEqual({ account: 'Sim101', ...ES_MARKET });
+    expect(parseArgs('PlaceOrder', { ...go, limitPrice: 4500 }, 'server')).toEqual({ account: 'Sim101', ...ES_MARKET });
+    expect(() => parseArgs('PlaceOrder', go, 'client')).toThrow('Invalid request: limitPrice: must be a positive number, got 0; stopPrice: must be a positive number, got 0');
+    expect(() => parseArgs('PlaceOrder', { ...go, stopPrice: undefined, limitPrice: 4500 }, 'client')).toThrow('Invalid request: limitPrice: is not used by MARKET orders; remove it');
+    expect(() => parseArgs('PlaceOrder', { ...go, orderType: 'LIMIT' }, 'server')).toThrow('Invalid request: limitPrice: is required for LIMIT orders');
+    expect(() => parseArgs('CancelAndBracket', { account: 'Sim101', instrument: 'ES 09-25', action: 'BUY', quantity: 1, takeProfit: 0, stopLoss: 0 }, 'server')).toThrow(
+      'Invalid request: takeProfit: give takeProfit, stopLoss or both',
+    );
+    // A null for a field the row does not know is still an unknown field to a client.
+    expect(() => parseArgs('ListAccounts', { account: null }, 'client')).toThrow('Invalid request: account: is not a known field');
     // A filter written null is no filter: FlattenEverything is the unfiltered one, Flatten needs a real one.
     expect(operationForRpc('FlattenEverything', { account: null, instrument: null, marketPosition: null })).toBe('FlattenEverything');
     expect(operationForRpc('Flatten', { account: 'Sim101', marketPosition: null })).toBe('Flatten');
