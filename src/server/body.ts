@@ -22,8 +22,8 @@ export class BodyError extends Error {
   }
 }
 
-export const NOT_JSON = 'Invalid request: body: not valid JSON';
-export const PROTO_KEY = 'Invalid request: body: __proto__ and constructor keys are not allowed';
+const NOT_JSON = 'Invalid request: body: not valid JSON';
+const PROTO_KEY = 'Invalid request: body: __proto__ and constructor keys are not allowed';
 
 /** Fatal: a byte that is not UTF-8 is an error, never a silent U+FFFD. A leading BOM is dropped. */
 const utf8 = new TextDecoder('utf-8', { fatal: true });
