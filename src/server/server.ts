@@ -19,8 +19,8 @@ import { BODY_LIMIT, HTTP_LIMITS, type HttpLimits, createTokenBucket, RATE_LIMIT
 import { CONNECTION_BOUNDS, handleRpcConnection, type ConnectionBounds, type RpcServerContext } from './ws-rpc.js';
 import { refuseClientError, refuseUpgrade } from './refusals.js';
 import { createStreamHub } from './streams.js';
-import { formatIssues } from '../order/errors.js';
-import { duplicateKeyIssues, duplicateKeys } from '../service/strict-json.js';
+import { BodyError, registerBodyParser } from './body.js';
+import { refuseUnknownExpectations, serveOtherUpgradesAsHttp } from './http-stacks.js';
 import { createSandbox, SANDBOX_PREFIX, type Sandbox } from './sandbox/sandbox.js';
 import type { RuleInput } from './sandbox/rules.js';
 import { generateWebhookAddress, registerWebhook, type Webhook, type WebhookAddress } from './webhook.js';
@@ -75,40 +75,9 @@ export interface TradeServer {
 /** Framework errors a client can cause, with messages that say what to fix and nothing internal (§1.3). */
 const CLIENT_ERRORS: Record<string, { status: number; error: string }> = {
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, error: `Invalid request: body: larger than ${BODY_LIMIT} bytes` },
-  TRADE_INVALID_JSON: { status: 400, error: 'Invalid request: body: not valid JSON' },
-  TRADE_PROTO_KEY: { status: 400, error: 'Invalid request: body: __proto__ and constructor keys are not allowed' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, error: 'Invalid request: body: does not match its Content-Length' },
   FST_ERR_BAD_URL: { status: 400, error: 'Invalid request: the URL is not valid' },
 };
-
-/** A body with a key given twice: 400 naming each such key (§1.3). */
-const DUPLICATE_KEY = 'TRADE_DUPLICATE_KEY';
-
-const bodyError = (code: string, message: string = code) => Object.assign(new Error(message), { code, statusCode: 400 });
-
-/**
- * A body as JSON; empty is no body. Keys that could reach a prototype are refused outright, as
- * fastify's own parser does, so no later merge can be tricked by them; so is a key given twice
- * (strict-json.ts: JSON.parse would quietly keep the last one).
- */
-function parseBody(text: string): unknown {
-  if (text.trim() === '') return undefined;
-  const risky = text.includes('__proto__') || text.includes('constructor');
-  let value: unknown;
-  try {
-    value = risky
-      ? JSON.parse(text, (key, value: unknown) => {
-          if (key === '__proto__' || key === 'constructor') throw bodyError('TRADE_PROTO_KEY');
-          return value;
-        })
-      : JSON.parse(text);
-  } catch (error) {
-    throw (error as { code?: string }).code === 'TRADE_PROTO_KEY' ? error : bodyError('TRADE_INVALID_JSON');
-  }
-  const duplicates = value !== null && typeof value === 'object' ? duplicateKeys(text) : [];
-  if (duplicates.length > 0) throw bodyError(DUPLICATE_KEY, formatIssues(duplicateKeyIssues('body', duplicates)));
-  return value;
-}
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -169,6 +138,10 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
     },
   });
 
+  // Only a WebSocket upgrade is one; an h2c offer is served as plain HTTP/1.1 (§1.3).
+  serveOtherUpgradesAsHttp(app.server);
+  refuseUnknownExpectations(app.server);
+
   // Malformed upgrades get the {error} shape too (ws alone would answer them in text/html).
   app.websocketServer.on('wsClientError', (error, socket, request) => {
     const status = refuseUpgrade(error, socket);
@@ -194,16 +167,9 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
     await new Promise<void>((resolve) => app.websocketServer.close(() => resolve()));
   }
 
-  // Every body is read as JSON whatever its Content-Type says, or does not (§1.3): public
+  // Every body is read as UTF-8 JSON whatever its Content-Type says, or does not (§1.3): public
   // clients send JSON without the header, and the token, not the header, guards every request.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, text, done) => {
-    try {
-      done(null, parseBody(text as string));
-    } catch (error) {
-      done(error as Error, undefined);
-    }
-  });
+  registerBodyParser(app);
 
   if (log) {
     // The address is read when the request arrives: a refused upgrade's socket is gone by onResponse.
@@ -314,8 +280,7 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
     const status = (error as { statusCode?: unknown }).statusCode;
     const known = typeof code === 'string' ? CLIENT_ERRORS[code] : undefined;
     if (known) return reply.code(known.status).send({ error: known.error });
-    // Its message names the keys, so it is not one of the fixed texts above.
-    if (code === DUPLICATE_KEY) return reply.code(400).send({ error: (error as Error).message });
+    if (error instanceof BodyError) return reply.code(error.statusCode).send({ error: error.message });
     if (typeof status === 'number' && status >= 400 && status < 500)
       return reply.code(status).send({ error: `Invalid request: ${STATUS_CODES[status] ?? 'the request is malformed'}` });
     const result = errorResult(error);
