@@ -735,6 +735,30 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
       await runBatch(ctx, file, options);
     });
 
+  program
+    .command('alert')
+    .summary('Run TradingView alert messages (the service\'s webhook language), or check them')
+    .description(
+      'Run TradingView alert messages, in the service\'s webhook language (key=...; command=PLACE; account=...; ...), as the operations they map to on the chosen backend, each order through the guard. MESSAGE is the text itself, \'-\' for stdin or a file, one message per blank-line-separated block. Options with no API field are applied here where that can be done faithfully (delay, cancel_after, brackets on market entries, relative prices, windows, the kill switch as the guard\'s halt, the rate limit in the guard\'s ledger) and refused where not (strategy_tag, a bracket on a limit entry): --webhook sends those to the service\'s own webhook. See README "TradingView alerts".',
+    )
+    .argument('<message>', "the message, '-' for stdin, or a file")
+    .option('--check', 'parse and print what would be sent (the operations, their args, the options), or the exact error; send nothing')
+    .option('--webhook', "post the text to the service's webhook URL (config webhook-url) instead; its answer is reported as received, not executed")
+    .option('--json', 'one JSON line per message')
+    .addHelpText(
+      'after',
+      examples(
+        "trade alert --check 'key=x; command=PLACE; account=Sim101; instrument=ES1!; action=BUY; qty=1; order_type=MARKET; tif=DAY;'",
+        "trade alert 'command=PLACE; account=Sim101; instrument=ES 09-25; action=BUY; qty=1; order_type=MARKET; tif=DAY; take_profit=8 ticks; stop_loss=-8 ticks;'",
+        'trade alert alerts.txt --json',
+        'trade alert --webhook - < strategy-lock.txt',
+      ),
+    )
+    .action(async (message: string, options) => {
+      const { runAlertCommand } = await import('./commands/alert.js');
+      await runAlertCommand(ctx, message, options);
+    });
+
   const config = program
     .command('config')
     .summary('Read and change the config for a --profile')
@@ -748,7 +772,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
   config
     .command('set')
     .description('Set a key (the token is set with `trade login`, never on the command line).')
-    .argument('<key>', 'base-url, ws-url, backend, account or timeout')
+    .argument('<key>', 'base-url, ws-url, backend, account, timeout or webhook-url')
     .argument('<value>', 'the value; validated before it is saved')
     .addHelpText('after', examples('trade config set base-url https://trading.example.com', 'trade config set account Sim101'))
     .action(async (key: string, value: string) => {
@@ -981,7 +1005,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .command('serve')
     .summary("Serve the service's API over the embedded engine")
     .description(
-      "Serve the order service's HTTP and WebSocket API over the embedded engine, for curl, scripts and bots. Every request needs 'Authorization: Bearer <token>'.",
+      "Serve the order service's HTTP and WebSocket API over the embedded engine, for curl, scripts and bots. Every request needs 'Authorization: Bearer <token>', except the TradingView webhook (POST /v1/send/ID/SECRET, README \"TradingView alerts\"), whose text messages carry the token as their key= field.",
     )
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on; 0 picks a free one', '8080')
@@ -1000,10 +1024,12 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .option('--from <backend>', 'with --price-follow: http or ws (default ws)')
     .option('--scenario <file>', 'scenario rules (YAML or JSON) in force from the start: injected failures, see trade sandbox')
     .option('--log-size <n>', 'requests the request log keeps (trade sandbox log), default 10000')
+    .option('--webhook <id/secret>', 'the TradingView webhook\'s address, POST /v1/send/ID/SECRET (default: random, shown on the banner); messages carry the token as key=')
     .addHelpText(
       'after',
       examples(
         'trade serve',
+        'trade serve --webhook tv/9f8e7d6c5b4a3921   # TradingView alerts to http://127.0.0.1:8080/v1/send/tv/9f8e7d6c5b4a3921',
         'trade serve --port 0 --scenario lost-reply.yaml --log-size 1000',
         'TRADE_SERVE_TOKEN=s3cret trade serve --port 8080 --log',
         'trade serve --token-file ~/.trade-token --rate-limit 180/min --burst 20',
@@ -1116,6 +1142,19 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .action(async (options) => {
       const { runSandboxLog } = await import('./commands/sandbox.js');
       await runSandboxLog(ctx, options);
+    });
+  sandbox
+    .command('alerts')
+    .description(
+      "Print the webhook's Alert History: every TradingView alert the server received on POST /v1/send/ID/SECRET (refused ones too), one row per account, with its status (success, pending, warning, failed), command, account, instrument, orders and error; the message's key is never shown.",
+    )
+    .option('--status <status>', 'only rows of this status: success, pending, warning or failed')
+    .option('--limit <n>', 'only the last N rows (1 to 10000)')
+    .option('--json', 'print {"alerts":[...],"count":N,"success":true} on stdout')
+    .addHelpText('after', examples('trade sandbox alerts', 'trade sandbox alerts --status failed --json'))
+    .action(async (options) => {
+      const { runSandboxAlerts } = await import('./commands/sandbox.js');
+      await runSandboxAlerts(ctx, options);
     });
   for (const [action, description] of [
     ['save', 'Snapshot the whole store (orders, positions, accounts, prices) as NAME, atomically, while the server runs; a file beside the store.'],

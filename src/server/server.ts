@@ -23,6 +23,7 @@ import { BodyError, registerBodyParser } from './body.js';
 import { refuseUnknownExpectations, serveOtherUpgradesAsHttp } from './http-stacks.js';
 import { createSandbox, SANDBOX_PREFIX, type Sandbox } from './sandbox/sandbox.js';
 import type { RuleInput } from './sandbox/rules.js';
+import { generateWebhookAddress, registerWebhook, type Webhook, type WebhookAddress } from './webhook.js';
 
 export const WS_PATH = '/ws/stream';
 /** Subscription changes, when the server is rate limited: about 20 a minute (§7.3), apart from the request budget. */
@@ -52,6 +53,12 @@ export interface ServerOptions {
   scenario?: RuleInput[];
   /** How many requests the request log keeps (`--log-size`). */
   logSize?: number;
+  /** The webhook's `/v1/send/ID/SECRET` (`--webhook`); random when absent (issue 32). */
+  webhook?: WebhookAddress;
+  /** The webhook's clock (windows, rate limits, timeouts), for tests; default the engine's. */
+  alertClock?: () => Date;
+  /** How often the webhook looks at its timeouts and held brackets; 0: only when `webhook.sweep()` is called. */
+  webhookSweepMs?: number;
 }
 
 export interface TradeServer {
@@ -61,6 +68,8 @@ export interface TradeServer {
   close(): Promise<void>;
   /** The scenario rules, the request log and the snapshots (issue 22). */
   sandbox: Sandbox;
+  /** The TradingView webhook (issue 32): its path, its store, its sweep. */
+  webhook: Webhook;
 }
 
 /** Framework errors a client can cause, with messages that say what to fix and nothing internal (§1.3). */
@@ -79,7 +88,9 @@ const ALL_ROUTES = [...CATALOG, `GET ${CATALOG_PATH}`];
 
 export async function createServer(options: ServerOptions): Promise<TradeServer> {
   const { engine } = options;
-  const scrub = createScrubber(options.token);
+  const address = options.webhook ?? generateWebhookAddress();
+  // The webhook's secret is a credential too: kept out of every log line, as the token is.
+  const scrub = createScrubber(options.token, address.secret);
   const log = options.log && ((line: string) => options.log!(scrub(`${new Date().toISOString()} ${line}`)));
   const warn = (line: string) => options.warn?.(scrub(line));
   const authenticate = createAuthenticator(options.token);
@@ -209,6 +220,9 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
   // Authentication first, on every request including the WebSocket upgrade and unknown routes,
   // so a caller without the token learns nothing, and cannot spend the bucket of the one with it.
   app.addHook('onRequest', (request, reply, done) => {
+    // The webhook's credential is the `key` in its body, checked by its route (webhook.ts); the
+    // service's API budget does not apply to it (webhook-reference §8 #43).
+    if ((request.routeOptions.config as { webhook?: boolean } | undefined)?.webhook) return done();
     const outcome = authenticate(request.headers.authorization);
     if (outcome !== 'ok') {
       void reply.code(401).header('www-authenticate', 'Bearer').send({ error: UNAUTHORIZED });
@@ -328,6 +342,19 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
   }
   app.get(CATALOG_PATH, async () => ({ endpoints: ALL_ROUTES, success: true }));
   sandbox.register(app);
+  const webhook = await registerWebhook(app, {
+    engine,
+    committer,
+    token: options.token,
+    address,
+    sandbox,
+    scrub,
+    fired: (request, rule) => firedRule.set(request, rule.name),
+    drop,
+    onInternalError,
+    now: options.alertClock,
+    sweepMs: options.webhookSweepMs,
+  });
   // The service's MCP endpoint is out of the simulator's scope (§2).
   app.all('/v1/api/mcp', async (request, reply) =>
     reply.code(501).send({ success: false, error: 'not_implemented', detail: `${request.method} /v1/api/mcp is not simulated by trade serve` }),
@@ -356,6 +383,7 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
       return `http://${shown}:${address.port}`;
     },
     sandbox,
+    webhook,
     async close() {
       closing = true;
       sandbox.close();
@@ -364,6 +392,7 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
         await app.close();
       } finally {
         clearTimeout(deadline);
+        await webhook.close();
       }
     },
   };

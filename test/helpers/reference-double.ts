@@ -49,6 +49,11 @@ export interface DoubleOptions {
    * `"warning": null`, an order's `"ocoId": null`), which §1.3 makes the same as absent.
    */
   nulls?: boolean;
+  /**
+   * The webhook's answer to a message it accepts (webhook-reference.md §1.3: not documented; the
+   * observed one is a 2xx, its body text). A 5xx stands for a service that failed on the way.
+   */
+  webhookAnswer?: { status: number; body: string };
 }
 
 /** The shapes a client must accept (§1.7): flat bodies, the data envelope, documented fields only. */
@@ -60,7 +65,15 @@ export const SHAPES: Array<[string, DoubleOptions]> = [
 ];
 
 /** What `configure` may change while the double runs. */
-export type DoubleSettings = Partial<Pick<DoubleOptions, 'envelope' | 'minimal' | 'disconnected' | 'rateLimit' | 'stall' | 'nulls'>>;
+export type DoubleSettings = Partial<Pick<DoubleOptions, 'envelope' | 'minimal' | 'disconnected' | 'rateLimit' | 'stall' | 'nulls' | 'webhookAnswer'>>;
+
+/** One message the webhook received (webhook-reference.md §1.1): its text and content type as sent. */
+export interface WebhookMessage {
+  status: number;
+  contentType?: string;
+  authorization?: string;
+  text: string;
+}
 
 export interface RecordedRequest {
   transport: 'http' | 'ws';
@@ -77,6 +90,9 @@ export interface ReferenceDouble {
   wsUrl: string;
   token: string;
   requests: RecordedRequest[];
+  /** The webhook's URL (§1.1: `/v1/send/{webhookId}/{webhookSecret}`); its key is `token`. */
+  webhookUrl: string;
+  webhookMessages: WebhookMessage[];
   setPrice(instrument: string, price: number): void;
   /** Answers differently from now on (the other options stay as they were). */
   configure(settings: DoubleSettings): void;
@@ -856,10 +872,38 @@ export async function startReferenceDouble(options: DoubleOptions = {}): Promise
     res.end(JSON.stringify(body));
   };
 
+  // The webhook (webhook-reference.md §1): text in, the key in the body (the user's secret key,
+  // the same as the API's token, §1.2), no header needed; it only receives here, executes nothing.
+  const webhookPath = `/v1/send/wh${randomBytes(4).toString('hex')}/${randomBytes(12).toString('base64url')}`;
+  const webhookMessages: WebhookMessage[] = [];
+  function webhook(req: IncomingMessage, res: ServerResponse, text: string): void {
+    const record = (status: number) => webhookMessages.push({ status, contentType: req.headers['content-type'], authorization: req.headers.authorization, text });
+    if (req.url !== webhookPath) return send(res, 404, { success: false, error: 'not_found' });
+    if (req.method !== 'POST') return send(res, 405, { success: false, error: 'method_not_allowed' });
+    try {
+      const value: unknown = JSON.parse(text);
+      if (value !== null && typeof value === 'object') {
+        record(400);
+        return send(res, 400, { success: false, error: 'invalid_format' }); // §1.1: JSON refused (observed)
+      }
+    } catch {
+      // Text, as it should be.
+    }
+    const key = /(?:^|;)\s*key\s*=\s*([^;\r\n]*?)\s*(?:;|$)/im.exec(text)?.[1];
+    if (key !== token) {
+      record(401);
+      return send(res, 401, { success: false, error: 'invalid_secret_key' }); // §1.2, §6.1
+    }
+    const answer = options.webhookAnswer ?? { status: 200, body: 'Alert received' };
+    record(answer.status);
+    res.writeHead(answer.status, { 'content-type': 'text/plain' }).end(answer.body);
+  }
+
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
+      if (req.url?.startsWith('/v1/send/')) return webhook(req, res, Buffer.concat(chunks).toString('utf8'));
       if (req.headers.authorization !== `Bearer ${token}`) return send(res, 401, { error: 'Unauthorized' });
       const url = new URL(req.url!, 'http://double');
       const path = url.pathname.replace(/^\/v1\/api/, '');
@@ -940,6 +984,8 @@ export async function startReferenceDouble(options: DoubleOptions = {}): Promise
     wsUrl: `${url.replace('http', 'ws')}/ws/stream`,
     token,
     requests,
+    webhookUrl: `${url}${webhookPath}`,
+    webhookMessages,
     setPrice(instrument, price) {
       prices.set(instrument, price);
       for (const o of orders) if (o.instrument === instrument && o.state === 'Working' && marketable(o, price)) fill(o, o.type === 'Limit' ? o.limit : price);
@@ -956,6 +1002,7 @@ export async function startReferenceDouble(options: DoubleOptions = {}): Promise
       orders.length = 0;
       executions.length = 0;
       requests.length = 0;
+      webhookMessages.length = 0;
       for (const state of [positions, realized, strategies, highs, prices]) state.clear();
       for (const [instrument, price] of startPrices) prices.set(instrument, price);
     },
