@@ -30,6 +30,7 @@
  *  T7: (21025−21000)×1×20 = 500;    commission 1 + 1 = 2;              net 498
  */
 
+import { createEngine } from '../../src/engine/engine.js';
 import { order, type TestEngine } from '../helpers/engine.js';
 
 export const ES = 'ES 09-25';
@@ -187,3 +188,14 @@ export function playFixture(e: TestEngine): void {
   e.setTime(NOW);
 }
 
+
+/** The fixture played into the store at `file` (a new one), by an engine on the fixture's clock, then closed. */
+export function fixtureStore(file: string): void {
+  let now = new Date(STEPS[0]!.at);
+  const engine = createEngine(file, { now: () => now });
+  try {
+    playFixture({ engine, setTime: (iso: string) => void (now = new Date(iso)) } as TestEngine);
+  } finally {
+    engine.close();
+  }
+}

@@ -114,6 +114,10 @@ export async function runReport(ctx: CommandContext, options: ReportOptions, dep
   const { reportWindow } = await import('../../report/trading-days.js');
   const [instrument] = parseAll<[string | undefined]>([() => (options.instrument === undefined ? undefined : parseInstrument(options.instrument))], { hint: HINT });
   const capital = parseCapital(options.capital);
+  if (instrument !== undefined) {
+    const { showResolved } = await import('./place.js');
+    showResolved(ctx, options.instrument, instrument);
+  }
   if (options.open && options.html === undefined) throw new UsageError('--open opens the page --html writes: give --html FILE too', { hint: HINT });
   const plan: Plan = { window: reportWindow(options, ctx.now().getTime()), accounts: scope.account === undefined ? undefined : [scope.account], instrument, capital };
   if (!options.follow) {
