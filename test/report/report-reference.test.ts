@@ -1,0 +1,93 @@
+/**
+ * The execution history and `trade report` on http and ws against the reference double (written
+ * from service-reference.md alone), answering each way a client must accept (§1.7): the fills of
+ * the orders `trade place` sent are recorded, kept after the service forgets them (GetExecutions
+ * looks back 900 s at most, §3.19), and reported; the page's price charts come from GetBars.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Env } from '../../src/config/paths.js';
+import { orderArgs, runCli, tempHome } from '../helpers/cli.js';
+import { type DoubleOptions, type ReferenceDouble, SHAPES, startReferenceDouble } from '../helpers/reference-double.js';
+
+const ES = 'ES 06-26';
+let double: ReferenceDouble | undefined;
+let home: ReturnType<typeof tempHome> | undefined;
+afterEach(async () => {
+  await double?.close();
+  home?.cleanup();
+  double = undefined;
+  home = undefined;
+});
+
+async function start(backend: 'http' | 'ws', options: DoubleOptions) {
+  double = await startReferenceDouble({ prices: { [ES]: 5000 }, ...options });
+  home = tempHome();
+  const env: Env = { ...home.env, TRADE_BACKEND: backend, TRADE_BASE_URL: `${double.url}/v1/api`, TRADE_TOKEN: double.token, TRADE_ACCOUNT: 'Sim101' };
+  return { double, home, cli: (argv: string[]) => runCli(argv, env) };
+}
+
+describe.each(['http', 'ws'] as const)('trade report on %s against the reference double', (backend) => {
+  describe.each(SHAPES)('answering with %s', (_, options) => {
+    it('keeps the fills of the orders placed after the service forgets them, and reports them', async () => {
+      const { double, home, cli } = await start(backend, options);
+      const from = new Date(Date.now() - 3_600_000).toISOString();
+      expect((await cli(['place', ...orderArgs({ '--instrument': ES, '--quantity': '2' })])).code).toBe(0);
+      double.setPrice(ES, 5010);
+      expect((await cli(['place', ...orderArgs({ '--instrument': ES, '--action': 'SELL' })])).code).toBe(0);
+      double.setPrice(ES, 5004);
+      expect((await cli(['place', ...orderArgs({ '--instrument': ES, '--action': 'SELL' })])).code).toBe(0);
+      // Each placement was followed by one read of the account's executions, and by nothing else.
+      expect(double.requests.map((r) => r.api)).toEqual(['PlaceOrder', 'GetExecutions', 'PlaceOrder', 'GetExecutions', 'PlaceOrder', 'GetExecutions']);
+      expect(double.requests.filter((r) => r.api === 'GetExecutions').map((r) => r.args)).toEqual(
+        // A query string carries text (§1.3); an RPC's args a number.
+        Array(3).fill({ account: 'Sim101', lookbackTime: backend === 'http' ? '900' : 900 }),
+      );
+
+      double.elapse(20 * 60_000);
+      const forgotten = await cli(['executions', '--lookback', '900', '--json']);
+      expect(forgotten.code).toBe(0);
+      expect(JSON.stringify(JSON.parse(forgotten.stdout))).not.toContain('"id"');
+
+      const file = join(home.dir, 'report.html');
+      const { code, stdout, stderr } = await cli(['report', '--from', from, '--json', '--html', file]);
+      expect(code).toBe(0);
+      expect(stderr).toMatch(/^account Sim101 \(from TRADE_ACCOUNT\); --all-accounts for every account\nWrote .*report\.html \(\d+ KiB\): opens offline, nothing is fetched\.\n$/);
+      const report = JSON.parse(stdout) as Record<string, any>;
+      // BUY 2 @ 5000; SELL 1 @ 5010: +10 × 50 = 500; SELL 1 @ 5004: +4 × 50 = 200. The double charges no commission.
+      expect(report.trades.map((t: Record<string, unknown>) => [t.side, t.quantity, t.entryPrice, t.exitPrice, t.netProfit])).toEqual([
+        ['Long', 1, 5000, 5010, 500],
+        ['Long', 1, 5000, 5004, 200],
+      ]);
+      expect(report.summary).toMatchObject({ netProfit: 700, grossProfit: 700, grossLoss: 0, trades: 2, winners: 2, winRate: 100, profitFactor: null, commission: 0 });
+      expect(report.openPositions).toEqual([]);
+      expect(report.notes).toEqual([]);
+      expect(report.source).toMatchObject({ backend, service: new URL(double.url).host, refreshed: true });
+      // The price chart is GetBars' bars, asked for the window.
+      const bars = double.requests.filter((r) => r.api === 'GetBars');
+      expect(bars.map((r) => [r.args.instrument, r.args.periodType, r.args.from])).toEqual([[ES, 'minute', from]]);
+      const page = readFileSync(file, 'utf8');
+      const data = JSON.parse(/<script type="application\/json" id="report-data">(.*?)<\/script>/s.exec(page)![1]!) as { charts: Array<{ kind: string; bars: unknown[] }> };
+      expect(data.charts.map((c) => c.kind)).toEqual(['bars']);
+      expect(data.charts[0]!.bars.length).toBeGreaterThan(0);
+    });
+  });
+
+  it('a platform that is not connected: the report says the history could not be brought up to date and reports what it has', async () => {
+    const { double, cli } = await start(backend, {});
+    const from = new Date(Date.now() - 3_600_000).toISOString();
+    await cli(['place', ...orderArgs({ '--instrument': ES })]);
+    double.setPrice(ES, 5002);
+    await cli(['place', ...orderArgs({ '--instrument': ES, '--action': 'SELL' })]);
+    double.configure({ disconnected: true });
+    const { code, stdout } = await cli(['report', '--from', from, '--json']);
+    expect(code).toBe(0);
+    const report = JSON.parse(stdout) as Record<string, any>;
+    expect(report.summary.netProfit).toBe(100);
+    expect(report.source.refreshed).toBe(false);
+    expect(report.notes).toEqual([
+      `The history could not be brought up to date for Sim101 (${backend === 'http' ? 'The trading platform is not connected (408: NinjaTrader is not connected).' : 'NinjaTrader is not connected'}): the report has what it had seen before.`,
+    ]);
+  });
+});
