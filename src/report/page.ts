@@ -150,8 +150,18 @@ export const PAGE_SCRIPT = String.raw`
   function paintMarkers(instrument) {
     var p = state.prices[instrument];
     var all = [];
-    data.trades.forEach(function (t) { if (t.instrument === instrument) all = all.concat(markersOf(t, state.selected === t.number)); });
-    all.sort(function (a, b) { return a.time - b.time; });
+    var drawn = {};
+    data.trades.forEach(function (t) {
+      if (t.instrument !== instrument) return;
+      markersOf(t, state.selected === t.number).forEach(function (m) {
+        // Trades that share a fill (a partial close, a reverse) share its mark, unless one is selected.
+        var key = m.time + ' ' + m.price + ' ' + m.shape;
+        if (m.size === 1 && drawn[key]) return;
+        drawn[key] = true;
+        all.push(m);
+      });
+    });
+    all.sort(function (a, b) { return a.time - b.time || a.size - b.size; });
     p.markers.setMarkers(all);
   }
 
