@@ -8,7 +8,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Env } from '../../src/config/paths.js';
+import { runWatchExecutions } from '../../src/cli/commands/watch.js';
+import { openHistory } from '../../src/report/history.js';
 import { orderArgs, runCli, tempHome } from '../helpers/cli.js';
+import { inProcess, until } from '../helpers/in-process.js';
 import { type DoubleOptions, type ReferenceDouble, SHAPES, startReferenceDouble } from '../helpers/reference-double.js';
 
 const ES = 'ES 06-26';
@@ -25,7 +28,7 @@ async function start(backend: 'http' | 'ws', options: DoubleOptions) {
   double = await startReferenceDouble({ prices: { [ES]: 5000 }, ...options });
   home = tempHome();
   const env: Env = { ...home.env, TRADE_BACKEND: backend, TRADE_BASE_URL: `${double.url}/v1/api`, TRADE_TOKEN: double.token, TRADE_ACCOUNT: 'Sim101' };
-  return { double, home, cli: (argv: string[]) => runCli(argv, env) };
+  return { double, home, env, cli: (argv: string[]) => runCli(argv, env) };
 }
 
 describe.each(['http', 'ws'] as const)('trade report on %s against the reference double', (backend) => {
@@ -73,6 +76,31 @@ describe.each(['http', 'ws'] as const)('trade report on %s against the reference
       expect(data.charts[0]!.bars.length).toBeGreaterThan(0);
     });
   });
+
+  it('trade watch executions polls GetExecutions, prints each fill once and keeps it in the history', async () => {
+    const { double, home, env, cli } = await start(backend, { minimal: true });
+    await cli(['place', ...orderArgs({ '--instrument': ES })]);
+    const w = inProcess(env);
+    const running = runWatchExecutions(w.ctx, { json: true }, w.deps);
+    await until('the fill made before', () => w.lines().length === 1);
+    double.setPrice(ES, 5003);
+    await cli(['place', ...orderArgs({ '--instrument': ES, '--action': 'SELL' })]);
+    await until('the new fill', () => w.lines().length === 2, 10_000);
+    w.stop();
+    await running;
+    // --json: each Execution object exactly as the double sent it (documented fields only).
+    const sent = w.lines().map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(sent.map((e) => [e.marketPosition, e.price, e.position])).toEqual([['Long', 5000, 1], ['Short', 5003, 0]]);
+    expect(Object.keys(sent[0]!)).not.toContain('commission');
+    const polls = double.requests.filter((r) => r.api === 'GetExecutions' && r.args.lookbackTime !== (backend === 'http' ? '900' : 900));
+    expect(polls.length).toBeGreaterThan(0);
+    const history = openHistory(join(home.env.TRADE_HOME!, 'executions.db'));
+    try {
+      expect(history.fills(new URL(double.url).host, ['Sim101'], Date.now() + 60_000).map((f) => f.id)).toEqual(sent.map((e) => e.id));
+    } finally {
+      history.close();
+    }
+  }, 20_000);
 
   it('a platform that is not connected: the report says the history could not be brought up to date and reports what it has', async () => {
     const { double, cli } = await start(backend, {});
