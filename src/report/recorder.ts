@@ -1,14 +1,14 @@
 /**
  * A remote backend that keeps the execution history (history.ts) as it goes: every execution a
  * GetExecutions or GetExecution answer carries is recorded once by its id, with the stretch of
- * time a whole GetExecutions list covers; and when the backend closes after requests that may have
- * filled orders (the money-moving ones that succeeded), one GetExecutions of the last 900 seconds
- * per account they touched records those fills too. That read is the only request it adds, never
- * to a command that moved no money. A history that cannot be written never fails the command: the
- * person is warned, and the answer is the service's as it came.
+ * time a whole GetExecutions list covers. It sends nothing of its own: the service's reply to an
+ * order carries no fill, so the fills of the orders sent are recorded when a read sees them
+ * (`trade report`'s own, `trade executions`, `trade watch executions` through a session). A
+ * history that cannot be written never fails the command: the person is warned, and the answer
+ * is the service's as it came.
  */
 import type { Backend, CallResult } from '../backends/types.js';
-import { type ArgsOf, OPERATIONS, type OperationName } from '../service/operations.js';
+import type { ArgsOf, OperationName } from '../service/operations.js';
 import type { History } from './history.js';
 
 /** The service's longest lookback (§3.19). */
@@ -31,8 +31,6 @@ const cursorOf = (body: unknown): string | undefined => {
 export function recordingBackend(inner: Backend, options: RecorderOptions): Backend {
   let history: History | undefined;
   let broken = false;
-  /** Accounts whose orders may have filled; `*` for every account (a flatten or cancel of everything). */
-  const touched = new Set<string>();
   /** A paged list's first request, by the cursor of its next page: when the last page comes, the whole list covers this. */
   const chains = new Map<string, { account: string; from: number; to: number }>();
 
@@ -62,44 +60,18 @@ export function recordingBackend(inner: Backend, options: RecorderOptions): Back
     });
   }
 
-  async function call<K extends OperationName>(name: K, args: ArgsOf<K>): Promise<CallResult<K>> {
-    const sentAt = options.clock();
-    const result = await inner.call(name, args);
-    const flat = args as unknown as Record<string, unknown>;
-    if (OPERATIONS[name].movesMoney) touched.add(typeof flat.account === 'string' ? flat.account : '*');
-    else observe(name, flat, result as CallResult, sentAt);
-    return result;
-  }
-
-  /** One GetExecutions of the last 900 s per account touched, every page: what the orders sent filled. */
-  async function catchUp(): Promise<void> {
-    if (touched.size === 0 || broken) return;
-    try {
-      const accounts = touched.has('*') ? (await inner.call('ListAccounts', {})).value.accounts.map((a) => a.name) : [...touched];
-      for (const account of accounts) {
-        let cursor: string | undefined;
-        for (let pages = 0; pages === 0 || (cursor !== undefined && pages < 1000); pages++) {
-          const read = await call('GetExecutions', { account, lookbackTime: MAX_LOOKBACK_S, ...(cursor === undefined ? {} : { cursor }) });
-          const next = cursorOf(read.body);
-          cursor = next === cursor ? undefined : next;
-        }
-      }
-    } catch (error) {
-      options.warn(`the fills of the orders sent were not added to the execution history (${error instanceof Error ? error.message : String(error)}); \`trade report\` reads them while the service keeps them (900 s)`);
-    }
-  }
-
   const own = {
-    call,
+    async call<K extends OperationName>(name: K, args: ArgsOf<K>): Promise<CallResult<K>> {
+      const sentAt = options.clock();
+      const result = await inner.call(name, args);
+      if (name === 'GetExecutions' || name === 'GetExecution') observe(name, args as unknown as Record<string, unknown>, result as CallResult, sentAt);
+      return result;
+    },
     async close() {
       try {
-        await catchUp();
+        await inner.close();
       } finally {
-        try {
-          await inner.close();
-        } finally {
-          history?.close();
-        }
+        history?.close();
       }
     },
   };

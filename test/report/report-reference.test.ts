@@ -1,8 +1,9 @@
 /**
  * The execution history and `trade report` on http and ws against the reference double (written
- * from service-reference.md alone), answering each way a client must accept (§1.7): the fills of
- * the orders `trade place` sent are recorded, kept after the service forgets them (GetExecutions
- * looks back 900 s at most, §3.19), and reported; the page's price charts come from GetBars.
+ * from service-reference.md alone), answering each way a client must accept (§1.7): the fills a
+ * `trade watch executions` saw through a session are kept after the service forgets them
+ * (GetExecutions looks back 900 s at most, §3.19) and reported; `trade place` still sends its one
+ * request; the page's price charts come from GetBars.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -33,20 +34,23 @@ async function start(backend: 'http' | 'ws', options: DoubleOptions) {
 
 describe.each(['http', 'ws'] as const)('trade report on %s against the reference double', (backend) => {
   describe.each(SHAPES)('answering with %s', (_, options) => {
-    it('keeps the fills of the orders placed after the service forgets them, and reports them', async () => {
-      const { double, home, cli } = await start(backend, options);
+    it('keeps the fills a watch saw through the session after the service forgets them, and reports them', async () => {
+      const { double, home, env, cli } = await start(backend, options);
       const from = new Date(Date.now() - 3_600_000).toISOString();
+      // The session: `trade watch executions` running while the orders are sent.
+      const w = inProcess(env);
+      const watching = runWatchExecutions(w.ctx, {}, w.deps);
+      await until('the watch to read once', () => double.requests.some((r) => r.api === 'GetExecutions'));
       expect((await cli(['place', ...orderArgs({ '--instrument': ES, '--quantity': '2' })])).code).toBe(0);
       double.setPrice(ES, 5010);
       expect((await cli(['place', ...orderArgs({ '--instrument': ES, '--action': 'SELL' })])).code).toBe(0);
       double.setPrice(ES, 5004);
       expect((await cli(['place', ...orderArgs({ '--instrument': ES, '--action': 'SELL' })])).code).toBe(0);
-      // Each placement was followed by one read of the account's executions, and by nothing else.
-      expect(double.requests.map((r) => r.api)).toEqual(['PlaceOrder', 'GetExecutions', 'PlaceOrder', 'GetExecutions', 'PlaceOrder', 'GetExecutions']);
-      expect(double.requests.filter((r) => r.api === 'GetExecutions').map((r) => r.args)).toEqual(
-        // A query string carries text (§1.3); an RPC's args a number.
-        Array(3).fill({ account: 'Sim101', lookbackTime: backend === 'http' ? '900' : 900 }),
-      );
+      await until('the watch to see the three fills', () => w.lines().length === 3, 10_000);
+      w.stop();
+      await watching;
+      // Each placement sent its one request, and nothing else.
+      expect(double.requests.filter((r) => r.api !== 'GetExecutions' && r.api !== 'ListAccounts').map((r) => r.api)).toEqual(['PlaceOrder', 'PlaceOrder', 'PlaceOrder']);
 
       double.elapse(20 * 60_000);
       const forgotten = await cli(['executions', '--lookback', '900', '--json']);
@@ -108,6 +112,8 @@ describe.each(['http', 'ws'] as const)('trade report on %s against the reference
     await cli(['place', ...orderArgs({ '--instrument': ES })]);
     double.setPrice(ES, 5002);
     await cli(['place', ...orderArgs({ '--instrument': ES, '--action': 'SELL' })]);
+    // A read while the platform is there puts both fills in the history.
+    expect((await cli(['executions', '--lookback', '900'])).code).toBe(0);
     double.configure({ disconnected: true });
     const { code, stdout } = await cli(['report', '--from', from, '--json']);
     expect(code).toBe(0);

@@ -1,8 +1,9 @@
 /**
  * The same trades through `trade serve` on http and ws give the same report as the engine's own
  * store, trades older than the service's 900 s included: the fixture (fixture.ts) is placed with
- * `trade place` through a real server whose clock is the fixture's, each fill recorded in the
- * client's execution history as it goes; by the time of the report GetExecutions has forgotten
+ * `trade place` through a real server whose clock is the fixture's, and after each placement
+ * `trade executions` reads the fill (as a trader's `trade watch executions` would), so the
+ * client's execution history keeps it; by the time of the report GetExecutions has forgotten
  * every one of them, as the service does.
  */
 import { dirname } from 'node:path';
@@ -32,6 +33,7 @@ describe.each(['http', 'ws'] as const)('trade report on %s, against trade serve'
       server.engine.setPrice(step.instrument, step.price);
       const placed = await runCli(['place', ...orderArgs({ '--instrument': step.instrument, '--action': step.action, '--quantity': String(step.quantity) })], env, clock);
       expect({ code: placed.code, stderr: placed.stderr }).toEqual({ code: 0, stderr: '' });
+      expect((await runCli(['executions', '--account', 'Sim101', '--lookback', '900', '--json'], env, clock)).code).toBe(0);
     }
     now = new Date(LAST_PRICE.at);
     server.engine.setPrice(LAST_PRICE.instrument, LAST_PRICE.price);
@@ -60,7 +62,7 @@ describe.each(['http', 'ws'] as const)('trade report on %s, against trade serve'
     expect(report.openPositions).toEqual(OPEN);
     expect(report.equity.map((p: { equity: number }) => p.equity)).toEqual(EQUITY);
     expect(report.source).toMatchObject({ backend, service: new URL(server.url).host, history: `${home.env.TRADE_HOME}/executions.db`, refreshed: true });
-    // Each placement's read covered its last 900 s, the report's own read the 900 s before it.
+    // Each read after a placement covered its last 900 s, the report's own read the 900 s before it.
     expect(report.source.seen).toContainEqual({ account: 'Sim101', from: '2025-09-02T13:45:00.000Z', to: '2025-09-02T14:00:00.000Z' });
     expect(report.source.seen).toContainEqual({ account: 'Sim101', from: '2025-09-03T13:45:00.000Z', to: '2025-09-03T14:10:00.000Z' });
     expect(report.source.seen.at(-1)).toEqual({ account: 'Sim101', from: '2025-09-03T16:15:00.000Z', to: '2025-09-03T16:30:00.000Z' });
