@@ -114,13 +114,17 @@ export function sections(report: Report): Section[] {
   return out;
 }
 
+const MAX_STRETCHES = 10;
+
 /** What the report's data covers and leaves out, one line each. */
 export function noteLines(report: Report): string[] {
   const lines: string[] = [];
   if (report.source.backend !== 'embedded') {
     const seen = report.source.seen.filter((s) => Date.parse(s.to) >= Date.parse(report.from) && Date.parse(s.from) <= Date.parse(report.to));
     if (seen.length === 0) lines.push('The execution history has seen no stretch of this window whole: it holds only the executions it was shown.');
-    for (const s of seen) lines.push(`Seen whole: ${s.account} from ${chicagoMinute(s.from)} to ${chicagoMinute(s.to)} (every execution of that stretch is in the history).`);
+    // The latest stretches; a long window of short sessions would list dozens.
+    if (seen.length > MAX_STRETCHES) lines.push(`Seen whole: ${seen.length - MAX_STRETCHES} earlier stretches of this window (--json lists every one).`);
+    for (const s of seen.slice(-MAX_STRETCHES)) lines.push(`Seen whole: ${s.account} from ${chicagoMinute(s.from)} to ${chicagoMinute(s.to)} (every execution of that stretch is in the history).`);
   }
   return [...lines, ...report.notes];
 }

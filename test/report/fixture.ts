@@ -30,6 +30,7 @@
  *  T7: (21025−21000)×1×20 = 500;    commission 1 + 1 = 2;              net 498
  */
 
+import { expect } from 'vitest';
 import { createEngine } from '../../src/engine/engine.js';
 import { order, type TestEngine } from '../helpers/engine.js';
 
@@ -198,4 +199,14 @@ export function fixtureStore(file: string): void {
   } finally {
     engine.close();
   }
+}
+
+/** A report's JSON (`trade report --json` of both days) holds every hand-computed number above. */
+export function expectHandComputed(report: Record<string, any>): void {
+  expect(report.summary).toEqual(SUMMARY);
+  expect(report.byInstrument).toEqual(BY_INSTRUMENT);
+  expect(report.byDay).toEqual(BY_DAY);
+  expect(report.trades.map(({ number: _n, account: _a, entryExecutionId: _e, exitExecutionId: _x, ...t }: Record<string, unknown>) => t)).toEqual(TRADES);
+  expect(report.openPositions).toEqual(OPEN);
+  expect(report.equity.map((p: { equity: number }) => p.equity)).toEqual(EQUITY);
 }

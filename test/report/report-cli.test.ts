@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { until } from '../helpers/in-process.js';
-import { BY_DAY, BY_INSTRUMENT, EQUITY, fixtureStore, NOW, OPEN, SUMMARY, TRADES, WINDOW } from './fixture.js';
+import { BY_INSTRUMENT, expectHandComputed, fixtureStore, NOW, SUMMARY, WINDOW } from './fixture.js';
 
 let home: ReturnType<typeof tempHome>;
 const clock = { engine: { now: () => new Date(NOW) } };
@@ -75,12 +75,7 @@ Sim101   ES 09-25    Long      1    6050       6060    500.00          2025-09-0
     expect(code).toBe(0);
     const json = JSON.parse(stdout) as Record<string, any>;
     expect(stdout.trim().split('\n')).toHaveLength(1);
-    expect(json.summary).toEqual(SUMMARY);
-    expect(json.byInstrument).toEqual(BY_INSTRUMENT);
-    expect(json.byDay).toEqual(BY_DAY);
-    expect(json.trades.map(({ number: _n, account: _a, entryExecutionId: _e, exitExecutionId: _x, ...t }: Record<string, unknown>) => t)).toEqual(TRADES);
-    expect(json.openPositions).toEqual(OPEN);
-    expect(json.equity.map((p: { equity: number }) => p.equity)).toEqual(EQUITY);
+    expectHandComputed(json);
     expect({ from: json.from, to: json.to, source: json.source, notes: json.notes }).toEqual({
       ...WINDOW, source: { backend: 'embedded', store: join(home.env.TRADE_HOME!, 'trade.db') }, notes: [],
     });
