@@ -7,7 +7,7 @@
  */
 import type { Backend } from '../backends/types.js';
 import type { Engine } from '../engine/engine.js';
-import { ConfigError, TradeError } from '../order/errors.js';
+import { ConfigError, RejectedError, TradeError } from '../order/errors.js';
 import type { History } from './history.js';
 import { MAX_LOOKBACK_S } from './recorder.js';
 import type { ReportSource } from './report.js';
@@ -138,8 +138,9 @@ export async function remoteData(ctx: RemoteContext, accounts: string[] | undefi
     try {
       await refresh(backend, account);
     } catch (error) {
-      // A token the service refuses is the person's to fix now; anything else leaves the history as it is.
-      if (error instanceof ConfigError || !(error instanceof TradeError)) throw error;
+      // A token the service refuses, or an account it does not have, is the person's to fix now;
+      // anything else (a platform not connected, a network failure) leaves the history as it is.
+      if (error instanceof ConfigError || !(error instanceof TradeError) || (error instanceof RejectedError && error.status === 404)) throw error;
       refreshed = false;
       notes.push(`The history could not be brought up to date for ${account} (${message(error)}): the report has what it had seen before.`);
     }

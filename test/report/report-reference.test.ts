@@ -106,6 +106,12 @@ describe.each(['http', 'ws'] as const)('trade report on %s against the reference
     }
   }, 20_000);
 
+  it('an account the service does not have is its refusal (exit 1), not a report of nothing', async () => {
+    const { cli } = await start(backend, {});
+    const { code, stdout, stderr } = await cli(['report', '--account', 'Sim999']);
+    expect({ code, stdout, stderr }).toEqual({ code: 1, stdout: '', stderr: 'Error: Account Sim999 not found\n' });
+  });
+
   it('a platform that is not connected: the report says the history could not be brought up to date and reports what it has', async () => {
     const { double, cli } = await start(backend, {});
     const from = new Date(Date.now() - 3_600_000).toISOString();
