@@ -619,6 +619,38 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     });
 
   program
+    .command('report')
+    .summary('What the trading did: figures, trades, equity curve; --html for charts')
+    .description(
+      "Report the trades of one account or several over a window (default: the current trading day, from 17:00 Chicago): executions paired first-in first-out into trades, then net profit, gross profit and loss, win rate, profit factor, average and largest win and loss, average duration, maximum drawdown, the longest losing streak and a Sharpe ratio of daily returns, in money after commission, overall, per instrument and per trading day; open positions with their unrealized P&L apart. On embedded it reads the store; on http and ws the execution history trade keeps in the data directory (the service keeps executions for 900 s), brought up to date first.",
+    )
+    .option('--account <name>', 'the account (default: TRADE_ACCOUNT or the config, said on stderr; else every account)')
+    .option('--all-accounts', 'every account, whatever the default')
+    .option('--from <when>', 'start: a trading day (2025-09-03, from 17:00 Chicago the day before) or a time (2025-09-03T09:30, Chicago; or with Z or an offset)')
+    .option('--to <when>', 'end: a trading day (to its 17:00 Chicago close) or a time (default: now)')
+    .option('--days <n>', 'the last N trading days, the current one included (weekdays)')
+    .option('--instrument <instrument>', 'only this instrument (any form, resolved as for place)')
+    .option('--capital <amount>', 'the equity the curve starts from, for the drawdown percent and the Sharpe ratio (default 100000 per account)')
+    .option('--json', 'print the report as one JSON object (the same numbers)')
+    .option('--html <file>', 'also write a self-contained HTML page: summary, equity curve and drawdown, price charts with every entry and exit, the trades table')
+    .option('--open', 'open the --html page in the default browser')
+    .option('--follow', 'keep the report current: print it again at every new execution until Ctrl-C (--json: one object per line; --html: the file rewritten)')
+    .addHelpText(
+      'after',
+      examples(
+        'trade report --account Sim101',
+        'trade report --all-accounts --days 5',
+        'trade report --from 2025-09-02 --to 2025-09-03 --instrument ES --json',
+        'trade report --account Sim101 --html report.html --open',
+        'trade --backend ws report --follow',
+      ),
+    )
+    .action(async (options) => {
+      const { runReport } = await import('./commands/report.js');
+      await runReport(ctx, options);
+    });
+
+  program
     .command('account')
     .summary("One account's money: cash, net liquidation, P&L")
     .description("Show one account (GetAccount): cash, net liquidation, realized P&L of the trading day, unrealized P&L, buying power and status. With --watermarks, its P&L high-water marks (GetWatermarks).")
@@ -667,11 +699,11 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
 
   const watch = program
     .command('watch')
-    .summary('Stream quotes, P&L or order changes until Ctrl-C')
+    .summary('Stream quotes, P&L, order changes or executions until Ctrl-C')
     .description(
       "Print one line per update until Ctrl-C (SIGINT) or SIGTERM, which end it with exit 0. On ws the updates come from the service's WebSocket streams (orders are polled: the service has no order stream); on http they come from polling the read operations, at most 2 requests a second (the service allows 3); on embedded from the local store, seeing prices set by other processes within about 100 ms, no server needed. A lost connection ends it with exit 4.",
     )
-    .addHelpText('after', examples('trade watch quotes ES NQ', 'trade watch pnl --interval 5000', 'trade watch orders --account Sim101 --json'));
+    .addHelpText('after', examples('trade watch quotes ES NQ', 'trade watch pnl --interval 5000', 'trade watch orders --account Sim101 --json', 'trade watch executions --account Sim101'));
   watch
     .command('quotes')
     .summary('Quotes of instruments, a line each time one changes')
@@ -710,6 +742,20 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .action(async (options) => {
       const { runWatchOrders } = await import('./commands/watch.js');
       await runWatchOrders(ctx, options);
+    });
+  watch
+    .command('executions')
+    .summary('Fills as they happen; keeps the execution history current')
+    .description(
+      "The executions of the last 900 s, then one line per new execution (fill), each once. On http and ws GetExecutions is polled once a second per account, and every execution read is kept in the execution history that trade report reads (the service keeps executions for 900 s only); on embedded the store's fills, on each change of it.",
+    )
+    .option('--account <name>', 'only this account (default: TRADE_ACCOUNT or the config, else every account)')
+    .option('--all-accounts', 'every account, whatever the default')
+    .option('--json', 'NDJSON: one Execution object per line')
+    .addHelpText('after', examples('trade watch executions --account Sim101', 'trade --backend ws watch executions --all-accounts --json'))
+    .action(async (options) => {
+      const { runWatchExecutions } = await import('./commands/watch.js');
+      await runWatchExecutions(ctx, options);
     });
 
   program

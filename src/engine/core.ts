@@ -4,6 +4,7 @@ import type { WriteCache } from './cache.js';
 import { positionKey } from './cache.js';
 import type { PositionRow, Queries } from './queries.js';
 import type { Effects } from './types.js';
+import { recordMinuteBar } from './minute-bars.js';
 
 export interface Core {
   q: Queries;
@@ -46,6 +47,7 @@ export function lastPrice(core: Core, instrument: string): number | undefined {
 export function putPrice(core: Core, instrument: string, price: number, time: string): void {
   core.q.upsertPrice.run(instrument, price, time);
   core.cache.prices.set(instrument, price);
+  recordMinuteBar(core.q, instrument, price, time);
 }
 
 /** The position row of an account in an instrument, inside a write (from the cache). */

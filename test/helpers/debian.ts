@@ -1,5 +1,5 @@
 /**
- * Commands from Debian packages that some tests drive for real (curl today). The global setup
+ * Commands from Debian packages that some tests drive for real (curl, chromium). The global setup
  * makes sure each is there before any worker starts: found on the PATH, or installed with apt-get
  * when the suite runs as root on Debian (a fresh CI machine, or a newcomer's container); otherwise
  * the run stops at once with the package to install. A test never skips for want of one.
@@ -16,6 +16,8 @@ export interface DebianCommand {
 export const SUITE_COMMANDS: DebianCommand[] = [
   // test/server/client-stacks.test.ts: `curl --http2` and `curl --http1.0` against trade serve.
   { command: 'curl', debianPackage: 'curl' },
+  // test/report/report-browser.test.ts: the HTML report in a real browser, through playwright-core.
+  { command: 'chromium', debianPackage: 'chromium' },
 ];
 
 const found = (command: string) => spawnSync('sh', ['-c', `command -v ${command}`], { encoding: 'utf8' }).status === 0;

@@ -100,6 +100,8 @@ export interface ReferenceDouble {
   reset(): void;
   /** The ATM strategy instance an entry order started: its id, which minimal Orders do not show. */
   strategyOf(orderId: string): string | undefined;
+  /** Time passes for what the double recorded: its executions happened `ms` earlier, so GetExecutions' lookback (at most 900 s, §3.19) forgets them as the service does. */
+  elapse(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -1007,6 +1009,9 @@ export async function startReferenceDouble(options: DoubleOptions = {}): Promise
       for (const [instrument, price] of startPrices) prices.set(instrument, price);
     },
     strategyOf: (orderId) => orders.find((o) => o.ids.includes(orderId))?.strategy?.id,
+    elapse(ms) {
+      for (const execution of executions) execution.at -= ms;
+    },
     async close() {
       streams.close();
       for (const client of wss.clients) client.terminate();
