@@ -5,10 +5,13 @@
  * latches, and the journal of every money-moving request that passed the guard with its outcome.
  *
  * A request's check and its journal line are one IMMEDIATE transaction, so two processes cannot
- * both take the last order of a pace budget. A ledger that cannot be opened or read fails closed:
- * the guard refuses to send, with a message saying how to reset it. Tokens are never written:
- * requests are journaled as the operation's args, which hold none.
+ * both take the last order of a pace budget. An order that may add to a position is also checked,
+ * sent and recorded under its account's lock (`lockAccount`), so that what another process is
+ * sending meanwhile cannot be missed by the position it reads. A ledger that cannot be opened or
+ * read fails closed: the guard refuses to send, with a message saying how to reset it. Tokens are
+ * never written: requests are journaled as the operation's args, redacted by the guard.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -98,6 +101,14 @@ function failClosed(file: string, why: string, cause?: unknown): GuardError {
   });
 }
 
+/** A hold of an account's lock: released once, by the last of the calls sharing it. */
+export interface AccountHold {
+  release(): void;
+}
+
+/** How long an order waits for another process's hold of its account's lock before it is refused. */
+export const DEFAULT_LOCK_WAIT_MS = 15_000;
+
 export interface Ledger {
   readonly file: string;
   readonly db: Db;
@@ -115,6 +126,17 @@ export interface Ledger {
   journal(line: Omit<JournalLine, 'id' | 'done_at' | 'order_id' | 'message' | 'rule'> & Partial<Pick<JournalLine, 'order_id' | 'message' | 'rule'>>): number;
   settle(id: number, outcome: JournalLine['outcome'], fields: { orderId?: string; message?: string; at: string }): void;
   lines(filter: { since?: string; account?: string; outcomes?: JournalLine['outcome'][] }): JournalLine[];
+  /**
+   * The account's lock, held across the check, the send and the record of an order that may add
+   * to a position. Another ledger (another process, or another ledger of this one) holding it is
+   * waited for, at most `waitMs` (0: not at all): undefined when it was not let go in that time.
+   * Calls through this ledger share one hold (the guard counts its own orders in flight), which
+   * is let go when the last of them releases it. A process that exits or crashes lets go of its
+   * holds with it: nothing is left to clean up.
+   */
+  lockAccount(account: string, waitMs: number): Promise<AccountHold | undefined>;
+  /** Runs `work` holding the account's lock; a GuardError (`guard_lock`) when it is not free within `waitMs`. */
+  withAccountLock<T>(account: string, work: () => Promise<T>, waitMs?: number): Promise<T>;
   close(): void;
 }
 
@@ -151,7 +173,118 @@ export function openLedger(file: string): Ledger {
   return wrap(file, db);
 }
 
+/** The refusal of an order whose account's lock another process held for the whole wait. */
+export function lockTimeout(account: string, waitMs: number): GuardError {
+  return new GuardError(
+    `refused by guard account-lock: another trade process held the lock of account ${account} for ${waitMs / 1000} s (it is sending an order that may add to a position); nothing was sent`,
+    {
+      code: 'guard_account_lock',
+      rule: 'account-lock',
+      limit: waitMs,
+      value: account,
+      hint: 'Send it again when the other process is done (a long trade batch holds the lock while it has orders of that account in flight); trade history shows what each sent.',
+    },
+  );
+}
+
+/** ASCII case folded: the service's account names are matched that way, so one lock serves both spellings. */
+const lockKey = (account: string) => account.replace(/[A-Z]+/g, (l) => l.toLowerCase());
+
+/**
+ * The per-account locks on SQLite: one small file per account (named by a hash of its name) in
+ * `guard.db.locks/`, whose write lock (`BEGIN IMMEDIATE`, nothing ever written) is the account's.
+ * The operating system lets go of a file lock when its process ends, however it ends. A busy lock
+ * is tried again every few milliseconds until the wait is over: the event loop never blocks on it.
+ */
+function createAccountLocks(ledgerFile: string) {
+  const dir = `${ledgerFile}.locks`;
+  const entries = new Map<string, { db: Db; holders: number; taking?: Promise<boolean> }>();
+
+  function entryOf(key: string) {
+    let entry = entries.get(key);
+    if (!entry) {
+      const file = join(dir, `${createHash('sha256').update(key).digest('hex').slice(0, 32)}.lock`);
+      let db: Db;
+      try {
+        mkdirSync(dir, { recursive: true, mode: 0o700 });
+        db = new Database(file);
+        db.pragma('busy_timeout = 0');
+      } catch (error) {
+        throw failClosed(file, (error as Error).message, error);
+      }
+      entry = { db, holders: 0 };
+      entries.set(key, entry);
+    }
+    return entry;
+  }
+
+  function tryTake(db: Db): boolean {
+    try {
+      db.exec('BEGIN IMMEDIATE');
+      return true;
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 'SQLITE_BUSY') return false;
+      throw failClosed(db.name, (error as Error).message, error);
+    }
+  }
+
+  async function take(db: Db, waitMs: number): Promise<boolean> {
+    const deadline = performance.now() + waitMs;
+    for (let pause = 1; ; pause = Math.min(pause * 2, 20)) {
+      if (tryTake(db)) return true;
+      const left = deadline - performance.now();
+      if (left <= 0) return false;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(pause, left)));
+    }
+  }
+
+  const holdOf = (key: string): AccountHold => {
+    let released = false;
+    return {
+      release() {
+        if (released) return;
+        released = true;
+        const entry = entries.get(key);
+        if (!entry || --entry.holders > 0) return;
+        if (entry.db.inTransaction) entry.db.exec('ROLLBACK');
+      },
+    };
+  };
+
+  return {
+    async lock(account: string, waitMs: number): Promise<AccountHold | undefined> {
+      const key = lockKey(account);
+      const entry = entryOf(key);
+      // Held by this ledger (or just taken, its taker not yet back): shared.
+      if (entry.holders > 0 || entry.db.inTransaction) {
+        entry.holders++;
+        return holdOf(key);
+      }
+      if (entry.taking === undefined) {
+        if (tryTake(entry.db)) {
+          entry.holders++;
+          return holdOf(key);
+        }
+        if (waitMs <= 0) return undefined;
+        entry.taking = take(entry.db, waitMs).finally(() => (entry.taking = undefined));
+      } else if (waitMs <= 0) return undefined;
+      // A call of this ledger already waiting: this one waits with it, and shares what it gets.
+      if (!(await entry.taking)) return undefined;
+      entry.holders++;
+      return holdOf(key);
+    },
+    close() {
+      for (const { db } of entries.values()) {
+        if (db.inTransaction) db.exec('ROLLBACK');
+        db.close();
+      }
+      entries.clear();
+    },
+  };
+}
+
 function wrap(file: string, db: Db): Ledger {
+  const locks = createAccountLocks(file);
   const q = {
     halt: db.prepare<[string], { scope: string; mode: HaltMode; reason: string | null; at: string }>('SELECT * FROM halts WHERE scope = ?'),
     allHalts: db.prepare<[], { scope: string; mode: HaltMode; reason: string | null; at: string }>('SELECT * FROM halts ORDER BY scope'),
@@ -242,7 +375,20 @@ function wrap(file: string, db: Db): Ledger {
         if (filter.outcomes) where.push(`outcome IN (${filter.outcomes.map(() => '?').join(', ')})`), params.push(...filter.outcomes);
         return db.prepare<unknown[], JournalLine>(`SELECT * FROM journal ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id`).all(...params);
       }),
-    close: () => db.close(),
+    lockAccount: (account, waitMs) => locks.lock(account, waitMs),
+    async withAccountLock(account, work, waitMs = DEFAULT_LOCK_WAIT_MS) {
+      const hold = await locks.lock(account, waitMs);
+      if (!hold) throw lockTimeout(account, waitMs);
+      try {
+        return await work();
+      } finally {
+        hold.release();
+      }
+    },
+    close: () => {
+      locks.close();
+      db.close();
+    },
   };
 }
 

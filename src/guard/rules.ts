@@ -304,7 +304,7 @@ export function reduces(intent: Intent, position: number | undefined): boolean {
 }
 
 /** The position an order may reduce: less what orders in flight on the reducing side already take. */
-function reducible(facts: Facts): number | undefined {
+export function reducible(facts: Facts): number | undefined {
   const { position, flying } = facts;
   if (position === undefined || !flying) return position;
   if (position > 0) return Math.max(0, position - flying.SELL);
