@@ -40,6 +40,8 @@ export interface TradeMcpOptions {
   guardStatus: () => Promise<Record<string, unknown>>;
   /** Removes every form of a known secret (the token) from text: every result passes through it. */
   redact: (text: string) => string;
+  /** Journals a call the tier refused (the guard's journal, source `mcp`, rule `tier`); resolves once stored. */
+  journalRefusal?: (name: OperationName, args: unknown, refusal: { rule: string; message: string }) => Promise<void>;
 }
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -134,7 +136,12 @@ export function createTradeMcpServer(sdk: McpSdk, options: TradeMcpOptions): Ser
       if (!isOperationName(name)) throw new sdk.McpError(sdk.ErrorCode.InvalidParams, `Tool ${name} not found`);
       const args = argsOf(name, input, defaultAccount);
       const refusal = paperRefusal(name, args as Record<string, unknown>, options);
-      if (refusal) throw refusal;
+      if (refusal) {
+        // What an agent tried and was refused is in trade history, like a guard's refusal. A
+        // journal that cannot be written changes nothing of the answer: nothing is sent either way.
+        await options.journalRefusal?.(name, args, { rule: 'tier', message: refusal.message }).catch(() => undefined);
+        throw refusal;
+      }
       const answer = await backend.call(name, args);
       return result(isPlainObject(answer.body) ? answer.body : { body: answer.body }, redact);
     } catch (error) {
