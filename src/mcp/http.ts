@@ -37,6 +37,8 @@ export interface McpHttpOptions {
   port: number;
   makeServer: () => McpServer;
   Transport: typeof StreamableHTTPServerTransport;
+  /** Connects a server to its transport (connectTradeMcp). */
+  connect: (server: McpServer, transport: InstanceType<typeof StreamableHTTPServerTransport>) => Promise<void>;
   authenticate: (token: string | undefined) => McpAuth;
   /** A line for the person running it (never a token: none is ever passed to it). */
   log?: (line: string) => void;
@@ -120,7 +122,7 @@ export async function serveMcpHttp(options: McpHttpOptions): Promise<Server> {
       void transport.close();
       void server.close();
     });
-    await server.connect(transport);
+    await options.connect(server, transport);
     await transport.handleRequest(req, res, body);
   }
 

@@ -11,10 +11,11 @@
  * The SDK is passed in: only `trade mcp` loads it (src/cli/commands/mcp.ts).
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolRequestSchema, CallToolResult, ErrorCode, ListToolsRequestSchema, McpError, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Backend } from '../backends/types.js';
 import { isSimAccount, type Rules } from '../guard/rules.js';
-import { GuardError, TradeError } from '../order/errors.js';
+import { GuardError, TradeError, ValidationError } from '../order/errors.js';
 import { isOperationName, OPERATIONS, type OperationName } from '../service/operations.js';
 import { VERSION } from '../version.js';
 import { argsOf, describeOperation, GUARD_STATUS_TOOL, inputJsonSchemaOf, operationsForTier, type Tier } from './tools.js';
@@ -90,6 +91,36 @@ function paperRefusal(name: OperationName, args: Record<string, unknown>, option
   });
 }
 
+/** An own `__proto__` key anywhere in a value, at most a few levels down (JSON.parse makes one). */
+function protoKeyIn(value: unknown, depth = 0): boolean {
+  if (value === null || typeof value !== 'object' || depth > 8) return false;
+  if (Object.hasOwn(value, '__proto__')) return true;
+  return Object.values(value).some((v) => protoKeyIn(v, depth + 1));
+}
+
+/**
+ * Connects the server to a transport, refusing first what the SDK's own checks would change: a
+ * tool call whose arguments hold a `__proto__` key (JSON.parse keeps it as a key; the SDK's
+ * schema drops it without a word). Here it is a field that does not exist, as any other.
+ */
+export async function connectTradeMcp(server: Server, transport: Transport): Promise<void> {
+  await server.connect(transport);
+  const receive = transport.onmessage!;
+  transport.onmessage = (message, extra) => {
+    const m = message as { method?: unknown; id?: unknown; params?: { arguments?: unknown } };
+    if (m.method === 'tools/call' && (typeof m.id === 'string' || typeof m.id === 'number') && protoKeyIn(m.params?.arguments)) {
+      const text = 'Invalid request: __proto__: is not a known field';
+      void transport.send({
+        jsonrpc: '2.0',
+        id: m.id,
+        result: { content: [{ type: 'text', text }], structuredContent: { success: false, error: text, code: 'invalid_request' }, isError: true },
+      });
+      return;
+    }
+    receive(message, extra);
+  };
+}
+
 const GUARD_STATUS_DESCRIPTION =
   "The guard in front of every money-moving call: its rules (and where each is set), its state (halts: set by a person with trade halt), and the headroom left (orders left in each pace window per account, the largest order and position, the daily-loss limit), plus this server's tier. Reads only.";
 
@@ -134,6 +165,9 @@ export function createTradeMcpServer(sdk: McpSdk, options: TradeMcpOptions): Ser
     try {
       if (name === GUARD_STATUS_TOOL) return result({ tier: options.tier, backend: backend.label, ...(await options.guardStatus()), success: true }, redact);
       if (!isOperationName(name)) throw new sdk.McpError(sdk.ErrorCode.InvalidParams, `Tool ${name} not found`);
+      // The service token never passes through trade mcp, in any form: not to a backend, the store or the journal.
+      if (input !== undefined && redact(JSON.stringify(input)) !== JSON.stringify(input))
+        throw new ValidationError([{ field: 'arguments', message: "an argument holds the profile's service token, which trade mcp never passes on" }]);
       const args = argsOf(name, input, defaultAccount);
       const refusal = paperRefusal(name, args as Record<string, unknown>, options);
       if (refusal) {

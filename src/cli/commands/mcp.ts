@@ -81,7 +81,7 @@ export async function runMcp(ctx: CommandContext, options: McpOptions, deps: Mcp
     });
   const account = options.account !== undefined ? parseAccountName(options.account) : await ctx.defaultAccount();
 
-  const [{ Server }, { ListToolsRequestSchema, CallToolRequestSchema, McpError, ErrorCode }, { createTradeMcpServer }, { guardStatus }] = await Promise.all([
+  const [{ Server }, { ListToolsRequestSchema, CallToolRequestSchema, McpError, ErrorCode }, { connectTradeMcp, createTradeMcpServer }, { guardStatus }] = await Promise.all([
     import('@modelcontextprotocol/sdk/server/index.js'),
     import('@modelcontextprotocol/sdk/types.js'),
     import('../../mcp/server.js'),
@@ -110,7 +110,7 @@ export async function runMcp(ctx: CommandContext, options: McpOptions, deps: Mcp
         const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
         const server = makeServer();
         // io's streams: every message written passes through the redactor, as every line the CLI prints.
-        await server.connect(new StdioServerTransport(io.stdin as NodeJS.ReadStream, io.stdout as unknown as NodeJS.WriteStream));
+        await connectTradeMcp(server, new StdioServerTransport(io.stdin as NodeJS.ReadStream, io.stdout as unknown as NodeJS.WriteStream));
         io.err(`trade mcp: serving on stdio (${what})`);
         await stop.stopped;
         await server.close();
@@ -124,6 +124,7 @@ export async function runMcp(ctx: CommandContext, options: McpOptions, deps: Mcp
         port,
         makeServer,
         Transport: StreamableHTTPServerTransport,
+        connect: connectTradeMcp,
         authenticate: mcpAuthenticator(ctx.env, settings.profile, settings.token),
         log: (line) => io.err(line),
       });
