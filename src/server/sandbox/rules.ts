@@ -86,6 +86,17 @@ export function parseEffect(text: string): Effect | string {
 
 const name = z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, 'must be 1-64 of A-Z a-z 0-9 . _ : -');
 
+/** Rules in force at once (a file's, the control route's): each request is tried against every one. */
+export const MAX_RULES = 1000;
+/** The largest nth, every and times: a rule that should fire for ever leaves `times` out. */
+export const MAX_COUNT = 1_000_000;
+const count = (what: string) =>
+  z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_COUNT, { error: `must be at most ${MAX_COUNT.toLocaleString('en-US')}${what === 'times' ? ' (leave times out for a rule that never stops)' : ''}` });
+
 /** A rule as written (file, control route, CLI): every field but `effect` optional. */
 export const RuleInput = z
   .object({
@@ -97,11 +108,11 @@ export const RuleInput = z
     account: z.string().min(1).max(100).optional(),
     instrument: z.string().min(1).max(100).optional(),
     transport: z.enum(['http', 'ws']).optional(),
-    nth: z.number().int().min(1).optional(),
-    every: z.number().int().min(1).optional(),
+    nth: count('nth').optional(),
+    every: count('every').optional(),
     probability: z.number().min(0).max(1).optional(),
     seed: z.number().int().min(0).max(2 ** 32 - 1).optional(),
-    times: z.number().int().min(1).optional(),
+    times: count('times').optional(),
     effect: z.string().min(1),
   })
   .strict()
