@@ -103,6 +103,7 @@ describe('help', () => {
       'doctor',
       'serve',
       'mcp',
+      'mcp token',
       'sandbox',
       'sandbox inject',
       'sandbox rules',
