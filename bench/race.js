@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { BIN, childEnv, median, printTable, startProcess, tempDir } from './util.js';
+import { BIN, childEnv, median, printTable, startServe, tempDir } from './util.js';
 
 const { values: flags } = parseArgs({ options: { rounds: { type: 'string', default: '50' }, processes: { type: 'string', default: '8' } } });
 const ROUNDS = Number(flags.rounds);
@@ -28,20 +28,6 @@ function run(argv, env) {
     child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
-}
-
-async function startServe(home) {
-  const child = startProcess([BIN, 'serve', '--port', '0'], { TRADE_HOME: join(home, 'serve'), TRADE_CONFIG_DIR: join(home, 'serve-config'), TRADE_SERVE_TOKEN: TOKEN });
-  let stderr = '';
-  const url = await new Promise((resolve, reject) => {
-    child.stderr.setEncoding('utf8').on('data', (d) => {
-      stderr += d;
-      const match = /^trade serve listening on (http:\/\/\S+)$/m.exec(stderr);
-      if (match && stderr.includes('stops it.')) resolve(match[1]);
-    });
-    child.on('exit', (code) => reject(new Error(`trade serve exited ${code}:\n${stderr}`)));
-  });
-  return { child, url };
 }
 
 /** A dated contract per round (any dated contract trades on the simulator). */
@@ -83,7 +69,7 @@ async function race(backend, home, url) {
 
 async function main() {
   const { dir, cleanup } = tempDir('trade-race-');
-  const serve = await startServe(dir);
+  const serve = await startServe([], { TRADE_HOME: join(dir, 'serve'), TRADE_CONFIG_DIR: join(dir, 'serve-config'), TRADE_SERVE_TOKEN: TOKEN });
   const results = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, processes: PROCESSES, limit: LIMIT };
   try {
     for (const backend of ['embedded', 'http', 'ws']) results[backend] = await race(backend, dir, serve.url);
