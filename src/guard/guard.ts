@@ -102,6 +102,10 @@ export function intentOf(name: OperationName, args: unknown): Intent {
 const couldReduce = (intent: Intent) =>
   intent.kind === 'order' && intent.account !== undefined && intent.instrument !== undefined && intent.action !== undefined && intent.quantity !== undefined;
 
+/** Could the order add to a position, as far as what was read tells (a change that adds no size, an exit or a reducing order cannot)? */
+const mayAdd = (intent: Intent, facts: Facts) =>
+  !reduces(intent, reducible(facts)) && !(intent.quantityBefore !== undefined && intent.quantity !== undefined && intent.quantity <= intent.quantityBefore);
+
 /** A position as a signed number: long > 0, short < 0. */
 const signedPosition = (side: string | undefined, quantity: number | undefined) =>
   side === 'Long' ? (quantity ?? 0) : side === 'Short' ? -(quantity ?? 0) : 0;
@@ -305,7 +309,7 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
     try {
       let call: Judging = { intent: intentOf(name, args), facts: { now: clock() } };
       await gather(name, call, args, led, live);
-      if (lockable && !hold && !reduces(call.intent, reducible(call.facts))) {
+      if (lockable && !hold && mayAdd(call.intent, call.facts)) {
         const waitMs = options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS;
         hold = await led.lockAccount(account, waitMs);
         if (!hold) {
