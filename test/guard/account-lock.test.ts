@@ -146,6 +146,7 @@ describe('the guard under the account lock', () => {
   it('an adding order waits for another process, is refused when the wait is over, and is journaled; exits and reducing orders never wait', async () => {
     const t = engineWithPrice();
     t.engine.placeOrder(order({ quantity: 2 }));
+    const working = t.engine.placeOrder(order({ orderType: 'LIMIT', limitPrice: 4000, timeInForce: 'GTC' }));
     const other = ledgerOf(t);
     const hold = (await other.lockAccount('Sim101', 0))!;
     const backend = guarded(t, { 'max-position': '5' }, 150);
@@ -155,6 +156,7 @@ describe('the guard under the account lock', () => {
     expect((error as GuardError).code).toBe('guard_account_lock');
     expect(t.engine.getPosition('Sim101', 'ES 09-25')?.quantity).toBe(2);
     // The lock is still held by the other ledger: these go through on their own read.
+    await backend.call('Change', { account: 'Sim101', orderId: working.orderId, limitPrice: 4001 });
     await backend.call('PlaceOrder', order({ action: 'SELL', quantity: 1 }));
     await backend.call('ClosePosition', { account: 'Sim101', instrument: 'ES 09-25' });
     expect(t.engine.getPosition('Sim101', 'ES 09-25')?.quantity ?? 0).toBe(0);
@@ -164,6 +166,7 @@ describe('the guard under the account lock', () => {
     const lines = other.lines({}).map((l) => [l.operation, l.outcome, l.rule]);
     expect(lines).toEqual([
       ['PlaceOrder', 'refused', 'account-lock'],
+      ['Change', 'accepted', null],
       ['PlaceOrder', 'accepted', null],
       ['ClosePosition', 'accepted', null],
       ['PlaceOrder', 'accepted', null],
