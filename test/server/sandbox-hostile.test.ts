@@ -85,17 +85,22 @@ describe('the control routes and the request log under a flood', () => {
   afterAll(() => h.close());
 
   it(`a thousand rules at most are in force; the next is refused and changes nothing`, async () => {
-    const replies = await Promise.all(Array.from({ length: MAX_RULES }, (_, i) => h.post('/_sandbox/rules', { name: `r${i}`, operation: 'GetQuote', effect: 'status 500', times: 1 })));
-    expect(replies.every((r) => r.status === 200)).toBe(true);
-    const next = await h.post('/_sandbox/rules', { effect: 'drop-before' });
-    expect(next).toMatchObject({ status: 400, body: { error: `Invalid request: ${MAX_RULES} rules are in force, the most there may be; DELETE /_sandbox/rules (trade sandbox clear) clears them` } });
-    const listed = (await h.get('/_sandbox/rules')).body as { count: number; rules: Array<{ name: string }> };
-    expect(listed.count).toBe(MAX_RULES);
-    expect(listed.rules.some((r) => r.name === 'rule-1001')).toBe(false);
-    expect((await h.http('DELETE', '/_sandbox/rules')).body).toEqual({ cleared: MAX_RULES, success: true });
-    expect((await h.post('/_sandbox/rules', { effect: 'status 500', times: MAX_COUNT + 1 })).body).toEqual({
-      error: 'Invalid request: times: must be at most 1,000,000 (leave times out for a rule that never stops)',
-    });
+    // A file's thousand rules, then the control route's: one more is one too many.
+    const full = await startServer({ scenario: Array.from({ length: MAX_RULES - 1 }, (_, i) => ({ name: `r${i}`, operation: 'GetQuote', effect: 'status 500', times: 1 })) });
+    try {
+      expect((await full.post('/_sandbox/rules', { name: 'last', effect: 'drop-before', operation: 'GetQuote' })).status).toBe(200);
+      const next = await full.post('/_sandbox/rules', { effect: 'drop-before' });
+      expect(next).toMatchObject({ status: 400, body: { error: `Invalid request: ${MAX_RULES} rules are in force, the most there may be; DELETE /_sandbox/rules (trade sandbox clear) clears them` } });
+      const listed = (await full.get('/_sandbox/rules')).body as { count: number; rules: Array<{ name: string }> };
+      expect(listed.count).toBe(MAX_RULES);
+      expect(listed.rules.at(-1)!.name).toBe('last');
+      expect((await full.http('DELETE', '/_sandbox/rules')).body).toEqual({ cleared: MAX_RULES, success: true });
+      expect((await full.post('/_sandbox/rules', { effect: 'status 500', times: MAX_COUNT + 1 })).body).toEqual({
+        error: 'Invalid request: times: must be at most 1,000,000 (leave times out for a rule that never stops)',
+      });
+    } finally {
+      await full.close();
+    }
   });
 
   it('large bodies are kept in the log as a note of their size: the ring stays small whatever comes in', async () => {

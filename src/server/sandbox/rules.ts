@@ -183,6 +183,8 @@ export interface RuleSet {
   readonly active: boolean;
   add(input: RuleInput): Rule;
   list(): RuleView[];
+  /** How many rules are in force. */
+  count(): number;
   clear(): number;
   /** The first rule that fires for this request, its counters moved; undefined when none does. */
   fire(facts: RequestFacts): Rule | undefined;
@@ -223,6 +225,7 @@ export function createRuleSet(): RuleSet {
       return rule;
     },
     list: () => rules.map((r) => ({ id: r.id, ...r.input, name: r.name, seen: r.seen, fired: r.fired })),
+    count: () => rules.length,
     clear() {
       const n = rules.length;
       rules = [];

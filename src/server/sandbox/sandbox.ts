@@ -166,7 +166,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
           const text = parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
           return reply.code(400).send({ error: `Invalid request: ${text}` });
         }
-        if (rules.list().length >= MAX_RULES)
+        if (rules.count() >= MAX_RULES)
           return reply.code(400).send({ error: `Invalid request: ${MAX_RULES} rules are in force, the most there may be; DELETE /_sandbox/rules (trade sandbox clear) clears them` });
         const rule = rules.add(parsed.data);
         return { rule: rules.list().find((r) => r.id === rule.id)!, success: true };
