@@ -74,7 +74,12 @@ async function main() {
   const { dir, cleanup } = tempDir('trade-race-');
   const serve = await startServe([], { TRADE_HOME: join(dir, 'serve'), TRADE_CONFIG_DIR: join(dir, 'serve-config'), TRADE_SERVE_TOKEN: TOKEN });
   // Stopped early (Ctrl-C), the server goes too.
-  for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => serve.child.kill('SIGTERM'));
+  for (const signal of ['SIGINT', 'SIGTERM'])
+    process.once(signal, () => {
+      serve.child.kill('SIGTERM');
+      cleanup();
+      process.exit(1);
+    });
   const results = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, processes: PROCESSES, limit: LIMIT };
   try {
     for (const backend of BACKENDS) results[backend] = await race(backend, dir, serve.url);
