@@ -11,8 +11,8 @@
  * read fails closed: the guard refuses to send, with a message saying how to reset it. Tokens are
  * never written: requests are journaled as the operation's args, redacted by the guard.
  */
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, linkSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { diskFull } from '../engine/store-errors.js';
@@ -198,6 +198,25 @@ const lockKey = (account: string) => account.replace(/[A-Z]+/g, (l) => l.toLower
  * lets go of a file lock when its process ends, however it ends. A busy lock is tried again every
  * few milliseconds until the wait is over: the event loop never blocks on it.
  */
+/**
+ * A lock file made whole before it has its name: WAL set on a file of its own, then linked to the
+ * name (a link is refused when the name exists: of processes making it at once, one wins and the
+ * others use its file). Setting WAL on a shared file would race with a process holding its lock.
+ */
+function createLockFile(file: string): void {
+  const partial = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.new`;
+  try {
+    const db = new Database(partial);
+    db.pragma('journal_mode = WAL');
+    db.close();
+    linkSync(partial, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${partial}${suffix}`, { force: true });
+  }
+}
+
 function createAccountLocks(ledgerFile: string) {
   const dir = `${ledgerFile}.locks`;
   type Entry = { db: Db; begin: Database.Statement; rollback: Database.Statement; holders: number; taking?: Promise<boolean> };
@@ -210,16 +229,9 @@ function createAccountLocks(ledgerFile: string) {
       let db: Db | undefined;
       try {
         mkdirSync(dir, { recursive: true, mode: 0o700 });
+        if (!existsSync(file)) createLockFile(file);
         db = new Database(file);
         db.pragma('busy_timeout = 0');
-        // Set once and kept in the file; another process setting it at the same moment is busy, and it is set by then.
-        if (db.pragma('journal_mode', { simple: true }) !== 'wal') {
-          try {
-            db.pragma('journal_mode = WAL');
-          } catch (error) {
-            if ((error as { code?: unknown }).code !== 'SQLITE_BUSY') throw error;
-          }
-        }
         entry = { db, begin: db.prepare('BEGIN IMMEDIATE'), rollback: db.prepare('ROLLBACK'), holders: 0 };
       } catch (error) {
         db?.close();
@@ -235,7 +247,7 @@ function createAccountLocks(ledgerFile: string) {
       entry.begin.run();
       return true;
     } catch (error) {
-      if ((error as { code?: unknown }).code === 'SQLITE_BUSY') return false;
+      if (/^SQLITE_(BUSY|LOCKED)/.test(String((error as { code?: unknown }).code))) return false;
       throw failClosed(entry.db.name, (error as Error).message, error);
     }
   }
