@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Env } from '../../src/config/paths.js';
 import { startReferenceDouble, type ReferenceDouble } from '../helpers/reference-double.js';
-import { runBin, tempHome } from '../helpers/cli.js';
+import { runCli, tempHome } from '../helpers/cli.js';
 import { runInPty } from '../helpers/terminal.js';
 
 /** What the proxy writes into the answers, as JSON escapes: a screen clear, a title, a CSI in C1, a bidi override. */
@@ -96,21 +96,21 @@ describe('a hostile service', () => {
     [['flatten', '--account', 'Sim101', '--yes']],
     [['history']],
   ])('trade %s prints no control character or escape', async (argv) => {
-    const ran = await runBin(argv, env);
+    const ran = await runCli(argv, env);
     const printed = ran.stdout + ran.stderr;
     expect(printed.length, argv.join(' ')).toBeGreaterThan(0);
     expect(printed.match(CONTROL)?.[0], `${argv.join(' ')}:\n${printed}`).toBeUndefined();
   });
 
   it('order ID shows the ATM template name as plain text; --json the same value, every control escaped', async () => {
-    const listed = await runBin(['orders', '--account', 'Sim101', '--json'], env);
+    const listed = await runCli(['orders', '--account', 'Sim101', '--json'], env);
     // JSON.stringify escapes C0 controls; the C1 CSI and the bidi override are escaped on the way out too.
     expect(listed.stdout.match(CONTROL)).toBeNull();
     expect(listed.stdout).toContain('"Sc\\u009b2Jalp\\u202e"');
     const orders = JSON.parse(listed.stdout) as { orders: Array<{ orderId: string; ownerStrategy?: { name: string } }> };
     const entry = orders.orders.find((o) => o.ownerStrategy);
     expect(entry?.ownerStrategy?.name).toBe('Sc\u009b2Jalp\u202e');
-    const shown = await runBin(['order', entry!.orderId, '--account', 'Sim101'], env);
+    const shown = await runCli(['order', entry!.orderId, '--account', 'Sim101'], env);
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toContain('Sc2Jalp');
     expect(shown.stdout.match(CONTROL)).toBeNull();
