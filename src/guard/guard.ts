@@ -13,7 +13,9 @@ import { GuardError, NetworkError } from '../order/errors.js';
 import type { Order } from '../order/schema.js';
 import { sessionEnd } from '../engine/session.js';
 import { type ArgsOf, type BracketArgs, type ChangeArgs, OPERATIONS, type OperationName } from '../service/operations.js';
-import { DEFAULT_LOCK_WAIT_MS, lockTimeout, openLedger, type Ledger } from './ledger.js';
+import { DEFAULT_LOCK_WAIT_MS, lockTimeout } from './account-locks.js';
+import { openLedger, type Ledger } from './ledger.js';
+import { createOwnOrders, type Sides } from './own-orders.js';
 import {
   evaluate,
   type Facts,
@@ -152,37 +154,14 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
     return Number.isFinite(total) ? total : undefined;
   }
 
-  type Sides = { BUY: number; SELL: number };
-  /**
-   * This process's own orders, per account and instrument and side, in contracts: those the guard
-   * passed (counted in the verdict's own turn) and those whose send has ended (answered or failed).
-   * An order passed and not ended is in neither the backend's position nor its working orders; one
-   * that ended before the backend was read is in them. So what a verdict adds to what was read is
-   * every order passed, less those that had ended when the read began: one that lands in between
-   * is counted twice, never missed. A batch's lines in flight are judged one after the other in
-   * the ledger's turn, each seeing the verdicts before it.
-   */
-  const passed = new Map<string, Sides>();
-  const ended = new Map<string, Sides>();
-  const sidesKey = (account: string, instrument: string) => `${account}\u0000${instrument}`;
-  const sidesOf = (map: Map<string, Sides>, key: string): Sides => map.get(key) ?? { BUY: 0, SELL: 0 };
-  const ownOrder = (intent: Intent) =>
-    intent.kind === 'order' && intent.account && intent.instrument && intent.action && intent.quantity
-      ? { key: sidesKey(intent.account, intent.instrument), action: intent.action, quantity: intent.quantity }
-      : undefined;
-  function add(map: Map<string, Sides>, intent: Intent): void {
-    const own = ownOrder(intent);
-    if (!own) return;
-    const sides = { ...sidesOf(map, own.key) };
-    sides[own.action] += own.quantity;
-    map.set(own.key, sides);
-  }
+  /** This process's own orders in flight (src/guard/own-orders.ts). */
+  const mine = createOwnOrders();
 
   /** One request being judged: its intent, the facts gathered, and what was read of the backend. */
   interface Judging {
     intent: Intent;
     facts: Facts;
-    /** This process's orders ended when the backend was read (see `passed`). */
+    /** This process's orders ended when the backend was read (see own-orders.ts). */
     endedAtRead?: Sides;
     /** The backend's working orders of the intent's side, when max-position needs them. */
     workingRead?: number;
@@ -194,8 +173,7 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
   function ownOrders(call: Judging): void {
     const { intent, facts, endedAtRead } = call;
     if (intent.account === undefined || intent.instrument === undefined || !endedAtRead) return;
-    const sent = sidesOf(passed, sidesKey(intent.account, intent.instrument));
-    facts.flying = { BUY: sent.BUY - endedAtRead.BUY, SELL: sent.SELL - endedAtRead.SELL };
+    facts.flying = mine.flying(intent.account, intent.instrument, endedAtRead);
     if (call.workingRead !== undefined && intent.action !== undefined) facts.workingSameSide = call.workingRead + facts.flying[intent.action];
   }
 
@@ -230,8 +208,8 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
       };
     }
     const instrument = intent.instrument;
-    // Taken before the backend is read (see `passed`).
-    if (instrument !== undefined) call.endedAtRead = { ...sidesOf(ended, sidesKey(account, instrument)) };
+    // Taken before the backend is read (see own-orders.ts).
+    if (instrument !== undefined) call.endedAtRead = mine.endedNow(account, instrument);
     if (rules.dailyLoss !== undefined) {
       const state = led.lossDay(account, tradingDay(facts.now));
       facts.lossLatched = state === 'latched';
@@ -357,7 +335,7 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
         if (intent.account !== undefined && spec.guard === 'order' && (rules.maxOrders || rules.duplicateWindowMs !== undefined))
           led.recordSend(intent.account, now.getTime(), fp);
         const id = led.journal({ ...line, outcome: 'sent' });
-        add(passed, intent);
+        mine.passed(intent);
         call.counted = true;
         return { id };
       });
@@ -380,7 +358,7 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
         throw error;
       }
     } finally {
-      if (call.counted) add(ended, call.intent);
+      if (call.counted) mine.ended(call.intent);
     }
   }
 
