@@ -5,21 +5,15 @@
  * A few rounds here; `npm run bench:race` runs 50 on each backend (README "Guardrails").
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Env } from '../../src/config/paths.js';
-import { orderArgs, runBin, tempHome } from '../helpers/cli.js';
+import { orderArgs, runBin, tempHomes } from '../helpers/cli.js';
 import { killServes, type ServeProcess, startServe } from '../helpers/serve-process.js';
 
 const TOKEN = 'race-test-token-9c2e4a61b7';
 const PROCESSES = 8;
 const ROUNDS = 2;
 
-const homes: Array<() => void> = [];
-function home(extra: Env = {}): Env {
-  const h = tempHome();
-  homes.push(h.cleanup);
-  return { ...h.env, ...extra };
-}
-afterAll(() => homes.forEach((cleanup) => cleanup()));
+const { home, cleanup } = tempHomes();
+afterAll(cleanup);
 afterAll(() => killServes());
 
 let serve: ServeProcess;

@@ -7,15 +7,10 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Env } from '../../src/config/paths.js';
-import { orderArgs, runBin, tempHome } from '../helpers/cli.js';
+import { orderArgs, runBin, tempHomes } from '../helpers/cli.js';
 
-const homes: Array<() => void> = [];
-function home(extra: Env = {}): Env {
-  const h = tempHome();
-  homes.push(h.cleanup);
-  return { ...h.env, ...extra };
-}
-afterAll(() => homes.forEach((cleanup) => cleanup()));
+const { home, cleanup } = tempHomes();
+afterAll(cleanup);
 
 interface Entry {
   source: string;
