@@ -2,7 +2,9 @@
  * max-position across processes (issue 31): eight `trade place --quantity 1` started at once with
  * guard.max-position 2 end with a position of exactly 2, on `embedded` and through a real `trade
  * serve` over `http` and `ws`: two are placed, six refused by max-position, every one journaled.
- * A few rounds here; `npm run bench:race` runs 50 on each backend (README "Guardrails").
+ * A few rounds here; `npm run bench:race` runs 50 on each backend (README "Guardrails"). And the
+ * ledger's own limits, exact across processes by its write lock: eight identical orders at once
+ * against duplicate-window place one.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orderArgs, runBin, tempHomes } from '../helpers/cli.js';
@@ -44,4 +46,15 @@ describe.each(['embedded', 'http', 'ws'] as const)('eight processes at max-posit
       expect(lines).toEqual(['accepted', 'accepted', ...Array(6).fill('refused max-position')]);
     }
   }, 120_000);
+});
+
+describe('the ledger\'s own limits across processes', () => {
+  it('eight identical orders at once against duplicate-window 1m: one is placed, seven refused', async () => {
+    const env = home({ TRADE_GUARD_DUPLICATE_WINDOW: '1m' });
+    const runs = await Promise.all(Array.from({ length: PROCESSES }, () => runBin(['place', ...orderArgs({ '--instrument': 'ES 12-29' })], env)));
+    expect(runs.map((r) => r.code).sort()).toEqual([0, 6, 6, 6, 6, 6, 6, 6]);
+    for (const refused of runs.filter((r) => r.code === 6)) expect(refused.stderr).toMatch(/^Error: refused by guard duplicate-window: an identical order was sent [\d.]+s ago, within 1m/);
+    const position = await runBin(['position', 'ES 12-29', '--account', 'Sim101', '--json'], env);
+    expect(JSON.parse(position.stdout)).toMatchObject({ quantity: 1 });
+  }, 60_000);
 });
