@@ -1,5 +1,7 @@
 // 6. The guard's cost per order on embedded, every rule on: the same market orders placed through
 //    the embedded backend bare and through the guard, interleaved in blocks; medians per order.
+//    With max-position on, every order that may add to a position takes its account's lock (issue
+//    31): its cost alone, taken and let go uncontended, is measured beside.
 import { join } from 'node:path';
 import { median, tempDir } from './util.js';
 
@@ -16,7 +18,7 @@ const RULES = {
 };
 
 export async function benchGuard({ orders = 2000, block = 100 } = {}) {
-  const { createEmbeddedBackend, guardBackend, buildRules, normalizeRule, parseOrder, ledgerPath } = await import('../dist/lib.js');
+  const { createEmbeddedBackend, guardBackend, buildRules, normalizeRule, parseOrder, ledgerPath, openLedger } = await import('../dist/lib.js');
   const { dir, cleanup } = tempDir();
   // Two stores: one connection writing each, as one trade process would (a second writer on the
   // same file would drop the other's cached sums at every commit).
@@ -41,7 +43,19 @@ export async function benchGuard({ orders = 2000, block = 100 } = {}) {
     }
     const bareMs = median(times.bare);
     const guardedMs = median(times.guarded);
+    const ledger = openLedger(join(dir, 'lock', 'guard.db'));
+    const lockTimes = [];
+    try {
+      for (let i = 0; i < orders; i++) {
+        const start = process.hrtime.bigint();
+        (await ledger.lockAccount('Sim101', 0)).release();
+        lockTimes.push(Number(process.hrtime.bigint() - start) / 1e3);
+      }
+    } finally {
+      ledger.close();
+    }
     return {
+      accountLockMedianUs: +median(lockTimes).toFixed(1),
       bareMedianMs: +bareMs.toFixed(3),
       guardedMedianMs: +guardedMs.toFixed(3),
       addedMs: +(guardedMs - bareMs).toFixed(3),

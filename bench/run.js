@@ -40,6 +40,7 @@ printTable([
   ['engine place, grouped (256)', `${results.engine.groupedPlacePerSecond} orders/s`, '', '', '>= 20000/s'],
   ['engine reverse', `${results.engine.reversePerSecond} reverses/s`, '', '', ''],
   ['guard, every rule on, per place (embedded)', `+${results.guard.addedMs} ms`, `bare place: ${results.guard.bareMedianMs} ms`, `${(results.guard.guardedMedianMs / results.guard.bareMedianMs).toFixed(2)}x`, '< 1 ms added'],
+  ['guard account lock, taken and let go', `${results.guard.accountLockMedianUs} µs`, '', '', ''],
   ['serve HTTP place', `${results.http.servePlacePerSecond} req/s`, `bare fastify: ${results.http.barePerSecond} req/s`, `${results.http.ratioToBare}x`, '>= 0.40x'],
   ['serve HTTP p99', `${results.http.serveP99Ms} ms`, `bare: ${results.http.bareP99Ms} ms`, '', ''],
   ['WS RPC, 1 connection', `${results.ws.rpcPerSecond} orders/s`, '', '', ''],

@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
-import { BIN, printTable, startProcess, tempDir } from './util.js';
+import { printTable, startServe, tempDir } from './util.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -40,21 +40,12 @@ async function main() {
   const { dir, cleanup } = tempDir('trade-sandbox-log-');
   const scenario = join(dir, 'scenario.json');
   writeFileSync(scenario, JSON.stringify({ rules: [{ name: 'slow-reads', operation: 'GetPosition', every: 100, effect: 'delay 1ms' }] }));
-  const child = startProcess([BIN, 'serve', '--port', '0', '--log-size', String(LOG_SIZE), '--scenario', scenario], {
+  const { child, url } = await startServe(['--log-size', String(LOG_SIZE), '--scenario', scenario], {
     TRADE_HOME: join(dir, 'home'),
     TRADE_CONFIG_DIR: join(dir, 'config'),
     TRADE_SERVE_TOKEN: TOKEN,
   });
   try {
-    let stderr = '';
-    const url = await new Promise((resolve, reject) => {
-      child.stderr.setEncoding('utf8').on('data', (d) => {
-        stderr += d;
-        const match = /^trade serve listening on (http:\/\/\S+)$/m.exec(stderr);
-        if (match && stderr.includes('stops it.')) resolve(match[1]);
-      });
-      child.on('exit', (code) => reject(new Error(`trade serve exited ${code}:\n${stderr}`)));
-    });
     await new Promise((resolve) => setTimeout(resolve, 500));
     const startMiB = rssMiB(child.pid);
     let peakMiB = startMiB;

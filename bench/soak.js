@@ -9,7 +9,7 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
-import { BIN, printTable, startProcess, tempDir } from './util.js';
+import { printTable, startServe, tempDir } from './util.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -61,24 +61,6 @@ function rssMiB(pid) {
   return Math.round((kib / 1024) * 10) / 10;
 }
 
-async function startServe(home) {
-  const child = startProcess([BIN, 'serve', '--port', '0'], {
-    TRADE_HOME: join(home, 'home'),
-    TRADE_CONFIG_DIR: join(home, 'config'),
-    TRADE_SERVE_TOKEN: TOKEN,
-  });
-  let stderr = '';
-  const url = await new Promise((resolve, reject) => {
-    child.stderr.setEncoding('utf8').on('data', (d) => {
-      stderr += d;
-      const match = /^trade serve listening on (http:\/\/\S+)$/m.exec(stderr);
-      if (match && stderr.includes('stops it.')) resolve(match[1]);
-    });
-    child.on('exit', (code) => reject(new Error(`trade serve exited ${code}:\n${stderr}`)));
-  });
-  return { child, url };
-}
-
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 /** Least-squares slope of RSS against requests done, in MiB per 10,000 requests. */
@@ -94,7 +76,7 @@ function slope(samples) {
 
 async function main() {
   const { dir, cleanup } = tempDir('trade-soak-');
-  const { child, url } = await startServe(dir);
+  const { child, url } = await startServe([], { TRADE_HOME: join(dir, 'home'), TRADE_CONFIG_DIR: join(dir, 'config'), TRADE_SERVE_TOKEN: TOKEN });
   const pid = child.pid;
   try {
     await new Promise((resolve) => setTimeout(resolve, 500)); // settle after start-up

@@ -59,6 +59,21 @@ export function startProcess(argv, env) {
   return spawn(process.execPath, argv, { env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
 }
 
+/** `trade serve --port 0 ARGS` on env; resolves with the process and its URL once it listens. */
+export async function startServe(args, env) {
+  const child = startProcess([BIN, 'serve', '--port', '0', ...args], env);
+  let stderr = '';
+  const url = await new Promise((resolve, reject) => {
+    child.stderr.setEncoding('utf8').on('data', (d) => {
+      stderr += d;
+      const match = /^trade serve listening on (http:\/\/\S+)$/m.exec(stderr);
+      if (match && stderr.includes('stops it.')) resolve(match[1]);
+    });
+    child.on('exit', (code) => reject(new Error(`trade serve exited ${code}:\n${stderr}`)));
+  });
+  return { child, url };
+}
+
 export function printTable(rows) {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
   for (const row of rows) console.log(row.map((c, i) => String(c).padEnd(widths[i])).join('  ').trimEnd());

@@ -5,6 +5,7 @@
  */
 import type { Backend } from '../backends/types.js';
 import type { Engine, EngineOptions } from '../engine/engine.js';
+import { redact } from '../config/redact.js';
 import { type Env, storePath } from '../config/paths.js';
 import type { GlobalFlags, Settings } from '../config/settings.js';
 import type { Io } from './io.js';
@@ -89,6 +90,7 @@ export function createContext(io: Io, env: Env, options: ContextOptions = {}): M
         confirmLive: flags.confirmLive,
         askLive: io.stdin.isTTY && io.stderr.isTTY ? (account) => askLive(ctx, account) : undefined,
         warn: (message) => io.err(io.errColor.yellow(`Warning: ${message}`)),
+        redact: (text) => redact(text, ctx.secrets()),
       });
     },
     async openEngine() {

@@ -5,6 +5,7 @@
  */
 import { type ColorLevel, type Colors, createColors } from './colors.js';
 import type { Env } from '../config/paths.js';
+import { stripInvisible } from '../config/redact.js';
 
 export interface OutputStream {
   write(chunk: string): unknown;
@@ -161,9 +162,12 @@ export interface TableOptions {
  * Left-aligned columns with two spaces between them; a header row first. When the table is wider
  * than `width`, the optional columns are left out one by one until it fits; a table that still
  * does not fit is printed whole and the terminal wraps it. Cells are never cut, so an order id on
- * screen can always be copied.
+ * screen can always be copied. Every cell is plain text: its control characters and terminal
+ * escape sequences are removed (a name a service sent must not drive the terminal, nor break the
+ * columns), whatever the command put in it.
  */
-export function fitTable(header: string[], rows: string[][], options: TableOptions = {}): FittedTable {
+export function fitTable(header: string[], given: string[][], options: TableOptions = {}): FittedTable {
+  const rows = given.map((row) => row.map((cell) => stripInvisible(cell)));
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   let shown = header.map((_, i) => i);
   const total = (columns: number[]) => columns.reduce((sum, i) => sum + widths[i]!, 0) + 2 * (columns.length - 1);

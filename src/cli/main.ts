@@ -2,7 +2,7 @@
  * run(argv, deps) → exit code. The only place that maps errors to exit codes; nothing else exits.
  */
 import type { Env } from '../config/paths.js';
-import { redact } from '../config/redact.js';
+import { redact, stripInvisible } from '../config/redact.js';
 import { CancelledError, ExitCode, GuardError, IncompleteError, RejectedError, TradeError, UsageError } from '../order/errors.js';
 import { createContext, type ContextOptions } from './context.js';
 import { createIo, type InputStream, type Io, type OutputStream } from './io.js';
@@ -17,8 +17,10 @@ export interface CliDeps extends ContextOptions {
 
 export async function run(argv: string[], deps: CliDeps): Promise<number> {
   // Every line any command writes, to stdout or stderr, goes through the redactor: whatever a
-  // server echoes back, no form of a known secret (the token) is printed.
-  const io = createIo(deps, deps.env, (text) => redact(text, ctx.secrets()));
+  // server echoes back, no form of a known secret (the token) is printed. Then the C1 controls and
+  // bidi overrides a service may have sent are written as \u escapes: a table or a message has
+  // none left (they are removed where it is made), and JSON (--json) reads back the same.
+  const io = createIo(deps, deps.env, (text) => escapeC1(redact(text, ctx.secrets())));
   const ctx = createContext(io, deps.env, deps);
   // Scripts ask for the version often; it needs no command tree, so commander is not even loaded.
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
@@ -102,6 +104,16 @@ function isCommanderError(error: unknown): error is { exitCode: number; code: st
   return typeof code === 'string' && code.startsWith('commander.') && typeof (error as { exitCode?: unknown }).exitCode === 'number';
 }
 
+/** C1 controls (U+0080-U+009F: 8-bit CSI and OSC among them) and bidi controls, as `\uXXXX`. */
+const C1_AND_BIDI = /[\u0080-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const escapeC1 = (text: string) => text.replace(C1_AND_BIDI, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+/**
+ * A message as plain text, line by line: an error may carry what a service or a file said, and a
+ * terminal escape in it must not drive the terminal (clear the screen, retitle the window).
+ */
+const plain = (text: string) => text.split('\n').map(stripInvisible).join('\n');
+
 /** The error's report; io redacts it like every other line. */
 function report(error: unknown, io: Io, json: boolean): number {
   if (isCommanderError(error)) {
@@ -113,14 +125,14 @@ function report(error: unknown, io: Io, json: boolean): number {
     // A refusal from the service is its body, whole (`{success:false, error, detail}` included).
     if (json && !(error instanceof IncompleteError)) io.out(JSON.stringify(error instanceof RejectedError || error instanceof GuardError ? error.body : { error: error.message }));
     // A person said no: not an error, just what happened.
-    else if (error instanceof CancelledError) io.err(error.message);
-    else io.err(io.errColor.red(`Error: ${error.message}`));
-    if (error.hint) io.err(`  ${error.hint}`);
+    else if (error instanceof CancelledError) io.err(plain(error.message));
+    else io.err(io.errColor.red(`Error: ${plain(error.message)}`));
+    if (error.hint) io.err(`  ${plain(error.hint)}`);
     return error.exitCode;
   }
   const message = error instanceof Error ? error.message : String(error);
   if (json) io.out(JSON.stringify({ error: message }));
-  io.err(io.errColor.red(`Unexpected error: ${message}`));
+  io.err(io.errColor.red(`Unexpected error: ${plain(message)}`));
   return ExitCode.rejected;
 }
 

@@ -1014,8 +1014,9 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .option('--since <when>', 'only from this long ago (1h, 30m, 2d) or this ISO time')
     .option('--account <name>', 'only this account')
     .option('--unknown', 'only requests whose outcome is unknown (a network failure, or a process killed after sending)')
+    .option('--refused', 'only requests refused before anything was sent: by a guard rule, the account lock, an MCP tier or the CLI, with who asked and what')
     .option('--json', 'print {"entries":[...],"count":N,"success":true} on stdout')
-    .addHelpText('after', examples('trade history --since 1h', 'trade history --unknown', 'trade history --account Sim101 --json'))
+    .addHelpText('after', examples('trade history --since 1h', 'trade history --unknown', 'trade history --refused --since 1d', 'trade history --account Sim101 --json'))
     .action(async (options) => {
       const { runHistory } = await import('./commands/guard.js');
       await runHistory(ctx, options);
@@ -1089,14 +1090,14 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
       await runServe(ctx, options);
     });
 
-  program
+  const mcp = program
     .command('mcp')
     .summary('Serve the operations to AI agents over MCP, in tiers, behind the guard')
     .description(
-      "Serve the order service's operations as Model Context Protocol tools for AI agents: over stdio (what a desktop agent starts), or with --http PORT over the streamable HTTP transport on 127.0.0.1, every request needing 'Authorization: Bearer <token>' (the profile's token). --tier read lists the reading operations only; paper adds the money-moving ones, sent only to the embedded engine or to simulation accounts (Sim*, guard.sim-accounts); trade adds live accounts and refuses to start unless the guard has max-order-qty and max-position set. Every money-moving call goes through the guard and its journal (source mcp): trade history shows what an agent did, trade halt stops it. A GuardStatus tool shows the rules, the state and the headroom.",
+      "Serve the order service's operations as Model Context Protocol tools for AI agents: over stdio (what a desktop agent starts), or with --http PORT over the streamable HTTP transport on 127.0.0.1, every request needing 'Authorization: Bearer <MCP token>' (the profile's MCP token, made by trade mcp token; the service token is refused). --tier read lists the reading operations only; paper adds the money-moving ones, sent only to the embedded engine or to simulation accounts (Sim*, guard.sim-accounts); trade adds live accounts and refuses to start unless the guard has max-order-qty and max-position set. Every money-moving call goes through the guard and its journal (source mcp): trade history shows what an agent did and was refused, trade halt stops it. A GuardStatus tool shows the rules, the state and the headroom.",
     )
     .option('--tier <tier>', 'what an agent may call: read, paper or trade', 'read')
-    .option('--http <port>', 'serve the streamable HTTP transport on 127.0.0.1:PORT instead of stdio (0 picks a free port)')
+    .option('--http <port>', 'serve the streamable HTTP transport on 127.0.0.1:PORT instead of stdio (0 picks a free port); needs an MCP token (trade mcp token)')
     .option('--account <name>', 'the account of the tools that take one when an agent gives none (default: TRADE_ACCOUNT, config)')
     .addHelpText(
       'after',
@@ -1104,12 +1105,27 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
         'trade mcp                                       # read-only tools over stdio',
         'trade mcp --tier paper --account Sim101         # and orders on the embedded engine',
         'trade --backend ws --profile live mcp --tier trade --account Live1',
-        'trade mcp --tier paper --http 8765              # http://127.0.0.1:8765/mcp, token required',
+        'trade mcp token                                 # the MCP token an agent sends over HTTP (shown once)',
+        'trade mcp --tier paper --http 8765              # http://127.0.0.1:8765/mcp, MCP token required',
       ),
     )
     .action(async (options) => {
       const { runMcp } = await import('./commands/mcp.js');
       await runMcp(ctx, options);
+    });
+  mcp
+    .command('token')
+    .summary('Make the MCP token an agent sends to trade mcp --http (shown once)')
+    .description(
+      "Make the profile's MCP token: 256 random bits, printed once on stdout; only its hash is kept (mcp-tokens.json beside the config, mode 0600). trade mcp --http accepts this token and refuses the service token, so an agent never holds the key to the service itself. A profile that has one is refused (exit 2) unless --rotate, which replaces it: the old one stops working at once, also for a server that is running. --revoke removes it.",
+    )
+    .option('--rotate', 'replace the MCP token (the old one stops working)')
+    .option('--revoke', 'remove the MCP token: trade mcp --http refuses every request until a new one is made')
+    .option('--json', 'print {"profile","token","created","replaced","success":true} (with --revoke: {"profile","revoked","success":true})')
+    .addHelpText('after', examples('trade mcp token', 'trade mcp token --rotate', 'trade --profile live mcp token --revoke', 'trade mcp token --json'))
+    .action(async (options) => {
+      const { runMcpToken } = await import('./commands/mcp.js');
+      await runMcpToken(ctx, options);
     });
 
   const sandbox = program

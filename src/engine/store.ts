@@ -8,6 +8,7 @@ import { closeSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
+import { retryBusy, useWal } from './sqlite.js';
 import { dataDirError, isBusy, newerStore, notADatabase, toStoreError } from './store-errors.js';
 
 export { isBusy, MIGRATIONS, SCHEMA_VERSION };
@@ -117,33 +118,6 @@ function sqliteHeader(file: string): Buffer | undefined {
   }
   if (read < SQLITE_HEADER.length || !header.subarray(0, SQLITE_HEADER.length).equals(SQLITE_HEADER)) throw notADatabase(file);
   return header;
-}
-
-/**
- * Runs `step` again, with short pauses, while it fails with SQLITE_BUSY, until the busy timeout
- * has passed. For the steps of an open where SQLite does not run the busy handler itself:
- * setting WAL needs the file to itself (two processes opening a new store at once once made one
- * of them fail with "database is locked"). Each step changes nothing when it fails.
- */
-function retryBusy<T>(busyTimeoutMs: number, step: () => T): T {
-  const deadline = Date.now() + busyTimeoutMs;
-  const pause = new Int32Array(new SharedArrayBuffer(4));
-  for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
-    try {
-      return step();
-    } catch (error) {
-      if (!isBusy(error) || Date.now() >= deadline) throw error;
-    }
-    Atomics.wait(pause, 0, 0, wait);
-  }
-}
-
-/** WAL is a property of the file: once set, every later open finds it so and takes no lock. */
-function useWal(db: Db): void {
-  if (db.pragma('journal_mode', { simple: true }) === 'wal') return;
-  // A conversion that could not get the file answers with the old mode instead of failing.
-  if (db.pragma('journal_mode = WAL', { simple: true }) !== 'wal')
-    throw Object.assign(new Error('database is locked: the store could not be switched to WAL'), { code: 'SQLITE_BUSY' });
 }
 
 function migrate(db: Db): void {

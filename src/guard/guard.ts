@@ -13,8 +13,22 @@ import { GuardError, NetworkError } from '../order/errors.js';
 import type { Order } from '../order/schema.js';
 import { sessionEnd } from '../engine/session.js';
 import { type ArgsOf, type BracketArgs, type ChangeArgs, OPERATIONS, type OperationName } from '../service/operations.js';
+import { DEFAULT_LOCK_WAIT_MS, lockTimeout } from './account-locks.js';
 import { openLedger, type Ledger } from './ledger.js';
-import { evaluate, type Facts, fingerprint, type Halt, type Intent, isSimAccount, needsPosition, type Refusal, type Rules } from './rules.js';
+import { createOwnOrders, type Sides } from './own-orders.js';
+import {
+  evaluate,
+  type Facts,
+  fingerprint,
+  type Halt,
+  type Intent,
+  isSimAccount,
+  needsPosition,
+  reduces,
+  reducible,
+  type Refusal,
+  type Rules,
+} from './rules.js';
 
 export interface GuardOptions {
   rules: Rules;
@@ -29,6 +43,17 @@ export interface GuardOptions {
   askLive?: (account: string) => Promise<boolean>;
   /** A warning for the person (an exit sent although the ledger could not record it). */
   warn?: (message: string) => void;
+  /** Removes every form of a known secret (the token) from what is journaled. */
+  redact?: (text: string) => string;
+  /** How long an order waits for another process's hold of its account's lock (DEFAULT_LOCK_WAIT_MS). */
+  lockWaitMs?: number;
+}
+
+/** A request refused before the guard judged it (by an MCP tier, by the CLI), for the journal. */
+export interface OutsideRefusal {
+  /** What refused it: `tier`, `same-side`. */
+  rule: string;
+  message: string;
 }
 
 /** The line a refusal prints: `refused by guard max-order-qty: quantity 50 is above the limit of 10 (profile default); nothing was sent`. */
@@ -79,6 +104,10 @@ export function intentOf(name: OperationName, args: unknown): Intent {
 const couldReduce = (intent: Intent) =>
   intent.kind === 'order' && intent.account !== undefined && intent.instrument !== undefined && intent.action !== undefined && intent.quantity !== undefined;
 
+/** Could the order add to a position, as far as what was read tells (a change that adds no size, an exit or a reducing order cannot)? */
+const mayAdd = (intent: Intent, facts: Facts) =>
+  !reduces(intent, reducible(facts)) && !(intent.quantityBefore !== undefined && intent.quantity !== undefined && intent.quantity <= intent.quantityBefore);
+
 /** A position as a signed number: long > 0, short < 0. */
 const signedPosition = (side: string | undefined, quantity: number | undefined) =>
   side === 'Long' ? (quantity ?? 0) : side === 'Short' ? -(quantity ?? 0) : 0;
@@ -91,6 +120,8 @@ const tradingDay = (now: Date): string => sessionEnd(now).toISOString().slice(0,
 
 export interface GuardedBackend extends Backend {
   check(name: OperationName, args: unknown): Promise<{ intent: Intent; facts: Facts; refusal?: Refusal }>;
+  /** Journals a request refused before it reached the guard (outcome `refused`, this guard's source); resolves once stored. */
+  refused(name: OperationName, args: unknown, refusal: OutsideRefusal): Promise<void>;
 }
 
 export function guardBackend(inner: Backend, options: GuardOptions): GuardedBackend {
@@ -123,34 +154,45 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
     return Number.isFinite(total) ? total : undefined;
   }
 
-  /**
-   * Orders this process has passed and not yet heard back about, per account and instrument: a
-   * batch's lines in flight are not in the backend's position or working orders yet, so they are
-   * counted here (as working orders of their side, and as using up the position an order on the
-   * other side may reduce).
-   */
-  const inFlight = new Map<string, { BUY: number; SELL: number }>();
-  const flightKey = (account: string, instrument: string) => `${account}\u0000${instrument}`;
-  function fly(intent: Intent, sign: 1 | -1): void {
-    if (intent.kind !== 'order' || !intent.account || !intent.instrument || !intent.action || !intent.quantity) return;
-    const key = flightKey(intent.account, intent.instrument);
-    const entry = inFlight.get(key) ?? { BUY: 0, SELL: 0 };
-    entry[intent.action] += sign * intent.quantity;
-    if (entry.BUY === 0 && entry.SELL === 0) inFlight.delete(key);
-    else inFlight.set(key, entry);
+  /** This process's own orders in flight (src/guard/own-orders.ts). */
+  const mine = createOwnOrders();
+
+  /** One request being judged: its intent, the facts gathered, and what was read of the backend. */
+  interface Judging {
+    intent: Intent;
+    facts: Facts;
+    /** This process's orders ended when the backend was read (see own-orders.ts). */
+    endedAtRead?: Sides;
+    /** The backend's working orders of the intent's side, when max-position needs them. */
+    workingRead?: number;
+    /** Counted in `passed`: counted in `ended` too once its send is over. */
+    counted?: boolean;
+  }
+
+  /** The facts of this process's own orders in flight, as they stand now. */
+  function ownOrders(call: Judging): void {
+    const { intent, facts, endedAtRead } = call;
+    if (intent.account === undefined || intent.instrument === undefined || !endedAtRead) return;
+    facts.flying = mine.flying(intent.account, intent.instrument, endedAtRead);
+    if (call.workingRead !== undefined && intent.action !== undefined) facts.workingSameSide = call.workingRead + facts.flying[intent.action];
   }
 
   /** Completes the intent and gathers what the rules set need to judge it. */
-  async function gather(name: OperationName, intent: Intent, args: unknown, facts: Facts, led: Ledger): Promise<Intent> {
+  async function gather(name: OperationName, call: Judging, args: unknown, led: Ledger, live: LiveAnswer): Promise<void> {
+    const { facts } = call;
+    let intent = call.intent;
     const { account } = intent;
-    if (account === undefined) return intent;
+    if (account === undefined) return;
     // Read here only where it decides what to read next (a change's order); the verdict reads it
     // again under the write lock in any case.
     if (name === 'Change') facts.halt = led.halts(account, options.profile);
     if (name === 'Reverse') {
       // Turns the position over: the new side's size is the position's.
       const current = await position(account, intent.instrument!);
-      if (current === 0) return { ...intent, kind: 'exit' };
+      if (current === 0) {
+        call.intent = { ...intent, kind: 'exit' };
+        return;
+      }
       intent = { ...intent, action: current > 0 ? 'SELL' : 'BUY', quantity: Math.abs(current), orderType: 'REVERSE' };
       // Closing first, then opening: what counts is the new side alone.
       facts.position = 0;
@@ -166,16 +208,15 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
       };
     }
     const instrument = intent.instrument;
-    // Taken before the backend is read: an order that lands in between is counted twice, never missed.
-    const flying = instrument !== undefined ? { ...(inFlight.get(flightKey(account, instrument)) ?? { BUY: 0, SELL: 0 }) } : undefined;
+    // Taken before the backend is read (see own-orders.ts).
+    if (instrument !== undefined) call.endedAtRead = mine.endedNow(account, instrument);
     if (rules.dailyLoss !== undefined) {
       const state = led.lossDay(account, tradingDay(facts.now));
       facts.lossLatched = state === 'latched';
       facts.lossResumed = state === 'resumed';
       if (!facts.lossLatched && !facts.lossResumed) facts.dayPnl = await dayPnl(account);
     }
-    if (rules.confirmLive && !isSimAccount(account, rules))
-      facts.liveConfirmed = options.confirmLive === true || (options.askLive ? await options.askLive(account) : false);
+    if (rules.confirmLive && !isSimAccount(account, rules)) facts.liveConfirmed = await live(account);
     if (name === 'FlatPlace' || name === 'ReversePosition') {
       // The position is closed (and, for FlatPlace, the instrument's orders cancelled) first.
       facts.position = 0;
@@ -185,9 +226,34 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
       // Clamped to the position it protects.
       intent = { ...intent, quantity: Math.min(intent.quantity, Math.abs(facts.position)) };
     if (rules.maxPosition !== undefined && instrument !== undefined && intent.action !== undefined && name !== 'FlatPlace')
-      facts.workingSameSide = (await working(account, instrument, intent.action)) + (flying?.[intent.action] ?? 0);
-    facts.flying = flying;
-    return intent;
+      call.workingRead = await working(account, instrument, intent.action);
+    call.intent = intent;
+    ownOrders(call);
+  }
+
+  /** confirm-live's answer for an account, asked at most once per request (it may be gathered twice). */
+  type LiveAnswer = (account: string) => Promise<boolean>;
+  const liveAnswer = (): LiveAnswer => {
+    let asked: Promise<boolean> | undefined;
+    return (account) => (asked ??= options.confirmLive === true ? Promise.resolve(true) : options.askLive ? options.askLive(account) : Promise.resolve(false));
+  };
+
+  const scrub = options.redact ?? ((text: string) => text);
+
+  /** The journal line of a request, before its outcome. */
+  function lineOf(name: OperationName, args: unknown, intent: Intent, now: Date) {
+    return {
+      at: now.toISOString(),
+      profile: options.profile,
+      backend: inner.name,
+      source: options.source,
+      operation: name,
+      account: intent.account === undefined ? null : scrub(intent.account),
+      instrument: intent.instrument === undefined ? null : scrub(intent.instrument),
+      request: scrub(JSON.stringify(args) ?? 'null'),
+      client_order_id: CLIENT_ID_OPERATIONS.has(name) ? ((args as Order).orderId ?? null) : null,
+      pid: process.pid,
+    };
   }
 
   type Send = <K extends OperationName>(name: K, args: ArgsOf<K>) => Promise<CallResult<K>>;
@@ -205,68 +271,94 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
       }
       throw error;
     }
-    const now = clock();
-    const facts: Facts = { now };
-    let intent = intentOf(name, args);
     if (CLIENT_ID_OPERATIONS.has(name) && (args as Order).orderId === undefined && inner.name !== 'embedded')
       // A client order id on every order sent to a service, so that an unknown outcome can be
       // looked up (trade reconcile). In-process, the engine's answer is never lost on the way.
       args = { ...(args as Order), orderId: randomBytes(16).toString('hex') } as ArgsOf<K>;
-    intent = await gather(name, intent, args, facts, led);
-    const request = JSON.stringify(args);
-    const line = {
-      at: now.toISOString(),
-      profile: options.profile,
-      backend: inner.name,
-      source: options.source,
-      operation: name,
-      account: intent.account ?? null,
-      instrument: intent.instrument ?? null,
-      request,
-      client_order_id: CLIENT_ID_OPERATIONS.has(name) ? ((args as Order).orderId ?? null) : null,
-      pid: process.pid,
-    };
-    const fp = fingerprint(intent);
-    type Verdict = { unsure: true } | { refusal: Refusal } | { id: number };
-    const judge = () => inTurn<Verdict>(led, () => {
-      // Read again under the write lock: what another process did a moment ago counts.
-      facts.halt = intent.account !== undefined ? haltOf(intent.account) : undefined;
-      if (intent.account !== undefined && rules.maxOrders)
-        facts.paceCounts = led.paceCounts(intent.account, rules.maxOrders.map((p) => p.ms), now.getTime());
-      if (rules.duplicateWindowMs !== undefined) facts.duplicateAt = led.lastSent(fp, now.getTime() - rules.duplicateWindowMs);
-      const refusal = evaluate(intent, rules, facts);
-      if (refusal) {
-        // It may only reduce the position: the position decides, read outside the lock.
-        if (facts.position === undefined && couldReduce(intent)) return { unsure: true as const };
-        if (refusal.rule === 'daily-loss' && !facts.lossLatched && intent.account !== undefined)
-          led.setLossDay(intent.account, tradingDay(now), 'latched');
-        led.journal({ ...line, outcome: 'refused', rule: refusal.rule, message: refusal.reason });
-        return { refusal };
-      }
-      // Counted for the pace and duplicate rules (only when the profile has one: the journal says the rest).
-      if (intent.account !== undefined && spec.guard === 'order' && (rules.maxOrders || rules.duplicateWindowMs !== undefined))
-        led.recordSend(intent.account, now.getTime(), fp);
-      return { id: led.journal({ ...line, outcome: 'sent' }) };
-    });
-    let verdict = await judge();
-    if ('unsure' in verdict) {
-      facts.position = await position(intent.account!, intent.instrument!);
-      verdict = await judge();
-    }
-    if ('refusal' in verdict) throw refusalError(verdict.refusal!);
-    const id = (verdict as { id: number }).id;
-    fly(intent, 1);
+    const live = liveAnswer();
+    const account = intentOf(name, args).account;
+    // With max-position set, an order that may add to a position is checked, sent and recorded
+    // under its account's lock: another process's order cannot land unseen between this one's
+    // read and its send. An exit never takes it; an order found to only reduce a position does
+    // not wait for it. confirm-live is asked first: a person typing holds no lock.
+    const lockable = spec.guard === 'order' && rules.maxPosition !== undefined && account !== undefined;
+    if (lockable && rules.confirmLive && !isSimAccount(account, rules)) await live(account);
+    let hold = lockable ? await led.lockAccount(account, 0) : undefined;
     try {
-      const result = await send(name, args);
-      const orderId = (result.value as { orderId?: unknown }).orderId;
-      settle(led, id, 'accepted', { orderId: typeof orderId === 'string' ? orderId : undefined });
-      return result;
-    } catch (error) {
-      const unknown = error instanceof NetworkError && error.outcomeUnknown;
-      settle(led, id, unknown ? 'unknown' : 'rejected', { message: (error as Error).message });
-      throw error;
+      let call: Judging = { intent: intentOf(name, args), facts: { now: clock() } };
+      await gather(name, call, args, led, live);
+      if (lockable && !hold && mayAdd(call.intent, call.facts)) {
+        const waitMs = options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS;
+        hold = await led.lockAccount(account, waitMs);
+        if (!hold) {
+          const error = lockTimeout(account, waitMs);
+          await inTurn(led, () => led.journal({ ...lineOf(name, args, call.intent, clock()), outcome: 'refused', rule: 'account-lock', message: error.message }));
+          throw error;
+        }
+        // Read again, under the lock: what the other process sent is in the backend now.
+        call = { intent: intentOf(name, args), facts: { now: clock() } };
+        await gather(name, call, args, led, live);
+      }
+      return await judgeAndSend(name, args, send, call, led);
     } finally {
-      fly(intent, -1);
+      hold?.release();
+    }
+  }
+
+  async function judgeAndSend<K extends OperationName>(name: K, args: ArgsOf<K>, send: Send, call: Judging, led: Ledger): Promise<CallResult<K>> {
+    const spec = OPERATIONS[name];
+    const { facts } = call;
+    const now = facts.now;
+    const line = lineOf(name, args, call.intent, now);
+    type Verdict = { unsure: true } | { refusal: Refusal } | { id: number };
+    const judge = () =>
+      inTurn<Verdict>(led, () => {
+        const { intent } = call;
+        // Read again under the write lock: what another process did a moment ago counts.
+        facts.halt = intent.account !== undefined ? haltOf(intent.account) : undefined;
+        if (intent.account !== undefined && rules.maxOrders)
+          facts.paceCounts = led.paceCounts(intent.account, rules.maxOrders.map((p) => p.ms), now.getTime());
+        const fp = fingerprint(intent);
+        if (rules.duplicateWindowMs !== undefined) facts.duplicateAt = led.lastSent(fp, now.getTime() - rules.duplicateWindowMs);
+        // This process's orders passed so far, this turn's included.
+        ownOrders(call);
+        const refusal = evaluate(intent, rules, facts);
+        if (refusal) {
+          // It may only reduce the position: the position decides, read outside the lock.
+          if (facts.position === undefined && couldReduce(intent)) return { unsure: true as const };
+          if (refusal.rule === 'daily-loss' && !facts.lossLatched && intent.account !== undefined)
+            led.setLossDay(intent.account, tradingDay(now), 'latched');
+          led.journal({ ...line, outcome: 'refused', rule: refusal.rule, message: scrub(refusal.reason) });
+          return { refusal };
+        }
+        // Counted for the pace and duplicate rules (only when the profile has one: the journal says the rest).
+        if (intent.account !== undefined && spec.guard === 'order' && (rules.maxOrders || rules.duplicateWindowMs !== undefined))
+          led.recordSend(intent.account, now.getTime(), fp);
+        const id = led.journal({ ...line, outcome: 'sent' });
+        mine.passed(intent);
+        call.counted = true;
+        return { id };
+      });
+    try {
+      let verdict = await judge();
+      if ('unsure' in verdict) {
+        facts.position = await position(call.intent.account!, call.intent.instrument!);
+        verdict = await judge();
+      }
+      if ('refusal' in verdict) throw refusalError(verdict.refusal!);
+      const id = (verdict as { id: number }).id;
+      try {
+        const result = await send(name, args);
+        const orderId = (result.value as { orderId?: unknown }).orderId;
+        settle(led, id, 'accepted', { orderId: typeof orderId === 'string' ? orderId : undefined });
+        return result;
+      } catch (error) {
+        const unknown = error instanceof NetworkError && error.outcomeUnknown;
+        settle(led, id, unknown ? 'unknown' : 'rejected', { message: scrub((error as Error).message) });
+        throw error;
+      }
+    } finally {
+      if (call.counted) mine.ended(call.intent);
     }
   }
 
@@ -334,9 +426,10 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
   /** The verdict on a request without sending or recording it (`trade guard test`). */
   async function check(name: OperationName, args: unknown): Promise<{ intent: Intent; facts: Facts; refusal?: Refusal }> {
     const led = openOnce();
-    const now = clock();
-    const facts: Facts = { now };
-    const intent = await gather(name, intentOf(name, args), args, facts, led);
+    const call: Judging = { intent: intentOf(name, args), facts: { now: clock() } };
+    await gather(name, call, args, led, liveAnswer());
+    const { intent, facts } = call;
+    const now = facts.now;
     if (OPERATIONS[name].guard === undefined) return { intent, facts };
     if (intent.account !== undefined) facts.halt = led.halts(intent.account, options.profile);
     if (intent.account !== undefined && rules.maxOrders)
@@ -350,9 +443,16 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
     return { intent, facts, refusal };
   }
 
+  async function refused(name: OperationName, args: unknown, refusal: OutsideRefusal): Promise<void> {
+    const led = openOnce();
+    const intent: Intent = OPERATIONS[name].guard === undefined ? { operation: name, kind: 'exit', account: (args as { account?: string }).account } : intentOf(name, args);
+    await inTurn(led, () => led.journal({ ...lineOf(name, args, intent, clock()), outcome: 'refused', rule: refusal.rule, message: scrub(refusal.message) }));
+  }
+
   let handoff: Promise<void> = Promise.resolve();
   const own = {
     check,
+    refused,
     /**
      * Calls reach the backend in the order they were made: a read waits until the orders asked
      * before it have been handed over (or refused), however long their judging took, as the

@@ -2,18 +2,23 @@
  * The guard's ledger: one small SQLite file beside the engine's store (`guard.db` in the data
  * directory), shared by every trade process on the machine, whatever its backend. It holds the
  * halt states, the orders each account sent (for the pace and duplicate rules), the daily-loss
- * latches, and the journal of every money-moving request that passed the guard with its outcome.
+ * latches, and the journal: every money-moving request that passed the guard, with its outcome,
+ * and every refusal.
  *
  * A request's check and its journal line are one IMMEDIATE transaction, so two processes cannot
- * both take the last order of a pace budget. A ledger that cannot be opened or read fails closed:
- * the guard refuses to send, with a message saying how to reset it. Tokens are never written:
- * requests are journaled as the operation's args, which hold none.
+ * both take the last order of a pace budget. An order that may add to a position is also checked,
+ * sent and recorded under its account's lock (`lockAccount`), so that what another process is
+ * sending meanwhile cannot be missed by the position it reads. A ledger that cannot be opened or
+ * read fails closed: the guard refuses to send, with a message saying how to reset it. Tokens are
+ * never written: requests are journaled as the operation's args, redacted by the guard.
  */
 import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
+import { retryBusy, useWal } from '../engine/sqlite.js';
 import { diskFull } from '../engine/store-errors.js';
 import { GuardError } from '../order/errors.js';
+import { type AccountHold, createAccountLocks, DEFAULT_LOCK_WAIT_MS, lockTimeout } from './account-locks.js';
 import type { Halt, HaltMode } from './rules.js';
 
 export type Db = Database.Database;
@@ -82,7 +87,7 @@ export interface JournalLine {
 
 export const ledgerPath = (storeFile: string): string => join(dirname(storeFile), 'guard.db');
 
-function failClosed(file: string, why: string, cause?: unknown): GuardError {
+export function failClosed(file: string, why: string, cause?: unknown): GuardError {
   const code = String((cause as { code?: unknown } | undefined)?.code ?? '');
   const full = code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT' || (/^SQLITE_(CANTOPEN|IOERR)/.test(code) && diskFull(dirname(file)));
   if (full)
@@ -115,8 +120,22 @@ export interface Ledger {
   journal(line: Omit<JournalLine, 'id' | 'done_at' | 'order_id' | 'message' | 'rule'> & Partial<Pick<JournalLine, 'order_id' | 'message' | 'rule'>>): number;
   settle(id: number, outcome: JournalLine['outcome'], fields: { orderId?: string; message?: string; at: string }): void;
   lines(filter: { since?: string; account?: string; outcomes?: JournalLine['outcome'][] }): JournalLine[];
+  /**
+   * The account's lock, held across the check, the send and the record of an order that may add
+   * to a position. Another ledger (another process, or another ledger of this one) holding it is
+   * waited for, at most `waitMs` (0: not at all): undefined when it was not let go in that time.
+   * Calls through this ledger share one hold (the guard counts its own orders in flight), which
+   * is let go when the last of them releases it. A process that exits or crashes lets go of its
+   * holds with it: nothing is left to clean up.
+   */
+  lockAccount(account: string, waitMs: number): Promise<AccountHold | undefined>;
+  /** Runs `work` holding the account's lock; a GuardError (`guard_lock`) when it is not free within `waitMs`. */
+  withAccountLock<T>(account: string, work: () => Promise<T>, waitMs?: number): Promise<T>;
   close(): void;
 }
+
+/** How long a statement waits for another process's write lock on the ledger. */
+const BUSY_TIMEOUT_MS = 15_000;
 
 /** Opens (creating when missing) the ledger; any failure is a GuardError (fail closed). */
 export function openLedger(file: string): Ledger {
@@ -128,8 +147,9 @@ export function openLedger(file: string): Ledger {
     throw failClosed(file, (error as Error).message, error);
   }
   try {
-    db.pragma('busy_timeout = 15000');
-    if (db.pragma('journal_mode', { simple: true }) !== 'wal') db.pragma('journal_mode = WAL');
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    // Processes opening a new ledger at once: switching to WAL runs no busy handler, so it is tried again.
+    retryBusy(BUSY_TIMEOUT_MS, () => useWal(db));
     db.pragma('synchronous = NORMAL');
     const version = db.pragma('user_version', { simple: true }) as number;
     if (version > SCHEMA_VERSION) throw new Error(`it was written by a newer trade (ledger schema ${version})`);
@@ -152,6 +172,7 @@ export function openLedger(file: string): Ledger {
 }
 
 function wrap(file: string, db: Db): Ledger {
+  const locks = createAccountLocks(file, failClosed);
   const q = {
     halt: db.prepare<[string], { scope: string; mode: HaltMode; reason: string | null; at: string }>('SELECT * FROM halts WHERE scope = ?'),
     allHalts: db.prepare<[], { scope: string; mode: HaltMode; reason: string | null; at: string }>('SELECT * FROM halts ORDER BY scope'),
@@ -242,7 +263,20 @@ function wrap(file: string, db: Db): Ledger {
         if (filter.outcomes) where.push(`outcome IN (${filter.outcomes.map(() => '?').join(', ')})`), params.push(...filter.outcomes);
         return db.prepare<unknown[], JournalLine>(`SELECT * FROM journal ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id`).all(...params);
       }),
-    close: () => db.close(),
+    lockAccount: (account, waitMs) => locks.lock(account, waitMs),
+    async withAccountLock(account, work, waitMs = DEFAULT_LOCK_WAIT_MS) {
+      const hold = await locks.lock(account, waitMs);
+      if (!hold) throw lockTimeout(account, waitMs);
+      try {
+        return await work();
+      } finally {
+        hold.release();
+      }
+    },
+    close: () => {
+      locks.close();
+      db.close();
+    },
   };
 }
 

@@ -304,7 +304,7 @@ export function reduces(intent: Intent, position: number | undefined): boolean {
 }
 
 /** The position an order may reduce: less what orders in flight on the reducing side already take. */
-function reducible(facts: Facts): number | undefined {
+export function reducible(facts: Facts): number | undefined {
   const { position, flying } = facts;
   if (position === undefined || !flying) return position;
   if (position > 0) return Math.max(0, position - flying.SELL);
@@ -410,14 +410,11 @@ export function evaluate(intent: Intent, rules: Rules, facts: Facts, options: { 
         return refusal('max-orders', pace.text, count + 1, `this would be order ${count + 1} of ${account} within ${pace.text.split('/')[1]}, above ${pace.text}`, rules);
     }
   }
-  if (rules.duplicateWindowMs !== undefined && facts.duplicateAt !== undefined)
-    return refusal(
-      'duplicate-window',
-      rules.texts['duplicate-window'],
-      facts.now.getTime() - facts.duplicateAt,
-      `an identical order was sent ${n((facts.now.getTime() - facts.duplicateAt) / 1000)}s ago, within ${rules.texts['duplicate-window']}`,
-      rules,
-    );
+  if (rules.duplicateWindowMs !== undefined && facts.duplicateAt !== undefined) {
+    // Another process may have sent it after this one read its clock: that is no time ago, not less.
+    const ago = Math.max(0, facts.now.getTime() - facts.duplicateAt);
+    return refusal('duplicate-window', rules.texts['duplicate-window'], ago, `an identical order was sent ${n(ago / 1000)}s ago, within ${rules.texts['duplicate-window']}`, rules);
+  }
   return undefined;
 }
 

@@ -11,10 +11,11 @@
  * The SDK is passed in: only `trade mcp` loads it (src/cli/commands/mcp.ts).
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolRequestSchema, CallToolResult, ErrorCode, ListToolsRequestSchema, McpError, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Backend } from '../backends/types.js';
 import { isSimAccount, type Rules } from '../guard/rules.js';
-import { GuardError, TradeError } from '../order/errors.js';
+import { GuardError, TradeError, ValidationError } from '../order/errors.js';
 import { isOperationName, OPERATIONS, type OperationName } from '../service/operations.js';
 import { VERSION } from '../version.js';
 import { ALERT_TOOL, argsOf, describeOperation, GUARD_STATUS_TOOL, inputJsonSchemaOf, operationsForTier, type Tier } from './tools.js';
@@ -43,6 +44,8 @@ export interface TradeMcpOptions {
   redact: (text: string) => string;
   /** The guard's ledger and the profile, where the Alert tool's kill switch and rate limit live. */
   alerts?: { ledgerFile: string; profile: string };
+  /** Journals a call the tier refused (the guard's journal, source `mcp`, rule `tier`); resolves once stored. */
+  journalRefusal?: (name: OperationName, args: unknown, refusal: { rule: string; message: string }) => Promise<void>;
 }
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -89,6 +92,36 @@ function paperRefusal(name: OperationName, args: Record<string, unknown>, option
     rule: 'tier',
     hint: "A person decides: trade mcp --tier trade lets an agent trade live accounts (with the guard's max-order-qty and max-position set).",
   });
+}
+
+/** An own `__proto__` key anywhere in a value, at most a few levels down (JSON.parse makes one). */
+function protoKeyIn(value: unknown, depth = 0): boolean {
+  if (value === null || typeof value !== 'object' || depth > 8) return false;
+  if (Object.hasOwn(value, '__proto__')) return true;
+  return Object.values(value).some((v) => protoKeyIn(v, depth + 1));
+}
+
+/**
+ * Connects the server to a transport, refusing first what the SDK's own checks would change: a
+ * tool call whose arguments hold a `__proto__` key (JSON.parse keeps it as a key; the SDK's
+ * schema drops it without a word). Here it is a field that does not exist, as any other.
+ */
+export async function connectTradeMcp(server: Server, transport: Transport): Promise<void> {
+  await server.connect(transport);
+  const receive = transport.onmessage!;
+  transport.onmessage = (message, extra) => {
+    const m = message as { method?: unknown; id?: unknown; params?: { arguments?: unknown } };
+    if (m.method === 'tools/call' && (typeof m.id === 'string' || typeof m.id === 'number') && protoKeyIn(m.params?.arguments)) {
+      const text = 'Invalid request: __proto__: is not a known field';
+      void transport.send({
+        jsonrpc: '2.0',
+        id: m.id,
+        result: { content: [{ type: 'text', text }], structuredContent: { success: false, error: text, code: 'invalid_request' }, isError: true },
+      });
+      return;
+    }
+    receive(message, extra);
+  };
 }
 
 const GUARD_STATUS_DESCRIPTION =
@@ -144,13 +177,21 @@ export function createTradeMcpServer(sdk: McpSdk, options: TradeMcpOptions): Ser
     // A tool outside the tier is not there at all, as for a name that never was.
     if (name !== GUARD_STATUS_TOOL && !(name === ALERT_TOOL && alertTool) && !listed.has(name)) throw new sdk.McpError(sdk.ErrorCode.InvalidParams, `Tool ${name} not found`);
     try {
+      // The service token never passes through trade mcp, in any form: not to a backend, the store or the journal.
+      if (input !== undefined && redact(JSON.stringify(input)) !== JSON.stringify(input))
+        throw new ValidationError([{ field: 'arguments', message: "an argument holds the profile's service token, which trade mcp never passes on" }]);
       if (name === ALERT_TOOL)
         return result(await callAlertTool(input, { backend, tier: options.tier as 'paper' | 'trade', rules: options.rules, ...options.alerts! }), redact);
       if (name === GUARD_STATUS_TOOL) return result({ tier: options.tier, backend: backend.label, ...(await options.guardStatus()), success: true }, redact);
       if (!isOperationName(name)) throw new sdk.McpError(sdk.ErrorCode.InvalidParams, `Tool ${name} not found`);
       const args = argsOf(name, input, defaultAccount);
       const refusal = paperRefusal(name, args as Record<string, unknown>, options);
-      if (refusal) throw refusal;
+      if (refusal) {
+        // What an agent tried and was refused is in trade history, like a guard's refusal. A
+        // journal that cannot be written changes nothing of the answer: nothing is sent either way.
+        await options.journalRefusal?.(name, args, { rule: 'tier', message: refusal.message }).catch(() => undefined);
+        throw refusal;
+      }
       const answer = await backend.call(name, args);
       return result(isPlainObject(answer.body) ? answer.body : { body: answer.body }, redact);
     } catch (error) {

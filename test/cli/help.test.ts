@@ -106,6 +106,7 @@ describe('help', () => {
       'doctor',
       'serve',
       'mcp',
+      'mcp token',
       'sandbox',
       'sandbox inject',
       'sandbox rules',

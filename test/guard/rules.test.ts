@@ -118,6 +118,9 @@ describe('duplicate-window', () => {
     expect(evaluate(buy(1), r, facts())).toBeUndefined();
     expect(evaluate(buy(1), r, facts({ duplicateAt: NOW.getTime() - 9_000 }))).toMatchObject({ rule: 'duplicate-window', value: 9000 });
   });
+  it('one sent by another process after this one read its clock was sent 0s ago, not less', () => {
+    expect(evaluate(buy(1), r, facts({ duplicateAt: NOW.getTime() + 3 }))).toMatchObject({ value: 0, reason: 'an identical order was sent 0s ago, within 10s' });
+  });
 });
 
 describe('confirm-live', () => {

@@ -34,6 +34,19 @@ export function tempHome(): { env: Env; dir: string; cleanup: () => void } {
   return { env, dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/** Temporary homes, each made by `home(extra)` with `extra` over its environment; `cleanup` removes them all. */
+export function tempHomes(): { home(extra?: Env): Env; cleanup(): void } {
+  const made: Array<() => void> = [];
+  return {
+    home(extra = {}) {
+      const h = tempHome();
+      made.push(h.cleanup);
+      return { ...h.env, ...extra };
+    },
+    cleanup: () => made.splice(0).forEach((cleanup) => cleanup()),
+  };
+}
+
 export async function runCli(argv: string[], env: Env, extra: Partial<CliDeps> = {}): Promise<CliResult> {
   const stdout = new Capture();
   const stderr = new Capture();

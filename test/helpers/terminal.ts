@@ -171,7 +171,7 @@ export async function runInTerminal(
  * stderr, and copies what the test types (on script's stdin) to it. The screen mixes stdout and
  * stderr, as a terminal does.
  */
-export async function runInPty(argv: string[], env: Env, act: (terminal: Terminal) => Promise<void>): Promise<{ code: number; screen: string }> {
+export async function runInPty(argv: string[], env: Env, act: (terminal: Terminal) => Promise<void>): Promise<{ code: number; screen: string; raw: string }> {
   const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
   const command = [process.execPath, BIN, ...argv].map(quote).join(' ');
   const child = spawn('script', ['-qfec', command, '/dev/null'], {
@@ -203,7 +203,7 @@ export async function runInPty(argv: string[], env: Env, act: (terminal: Termina
     await act(terminal);
     // script's stdin stays open until the command is done: closing it early would hang up the pty.
     const code = await closed;
-    return { code, screen: renderScreen(shown) };
+    return { code, screen: renderScreen(shown), raw: shown };
   } finally {
     clearTimeout(killer);
     if (!ended) child.kill();

@@ -165,12 +165,14 @@ function sinceOf(raw: string | undefined): string | undefined {
 
 const outcomeOf = (line: JournalLine): JournalLine['outcome'] => (isOrphaned(line) ? 'unknown' : line.outcome);
 
-export async function runHistory(ctx: CommandContext, options: JsonOption & { since?: string; account?: string; unknown?: boolean }): Promise<void> {
+export async function runHistory(ctx: CommandContext, options: JsonOption & { since?: string; account?: string; unknown?: boolean; refused?: boolean }): Promise<void> {
   const since = sinceOf(options.since);
   const account = options.account === undefined ? undefined : parseAccountName(options.account);
-  const lines = withLedger(ctx, (ledger) =>
-    ledger.lines({ since, account, outcomes: options.unknown ? ['sent', 'unknown'] : undefined }).map((line) => ({ ...line, outcome: outcomeOf(line) })),
-  ).filter((line) => !options.unknown || line.outcome === 'unknown');
+  const wanted: JournalLine['outcome'][] | undefined =
+    options.unknown || options.refused ? [...(options.unknown ? (['sent', 'unknown'] as const) : []), ...(options.refused ? (['refused'] as const) : [])] : undefined;
+  const lines = withLedger(ctx, (ledger) => ledger.lines({ since, account, outcomes: wanted }).map((line) => ({ ...line, outcome: outcomeOf(line) }))).filter(
+    (line) => !options.unknown || line.outcome === 'unknown' || (options.refused && line.outcome === 'refused'),
+  );
   if (options.json) {
     const entries = lines.map((l) => ({
       id: l.id, at: l.at, profile: l.profile, backend: l.backend, source: l.source, operation: l.operation, account: l.account,
@@ -179,10 +181,11 @@ export async function runHistory(ctx: CommandContext, options: JsonOption & { si
     }));
     return ctx.io.out(JSON.stringify({ entries, count: entries.length, success: true }));
   }
-  if (lines.length === 0) return ctx.io.out(options.unknown ? 'No request has an unknown outcome.' : 'No request in the journal.');
+  if (lines.length === 0)
+    return ctx.io.out(options.unknown && options.refused ? 'No request was refused or has an unknown outcome.' : options.unknown ? 'No request has an unknown outcome.' : options.refused ? 'No request was refused.' : 'No request in the journal.');
   const rows = lines.map((l) => {
     const r = JSON.parse(l.request) as Record<string, unknown>;
-    const order = r.action !== undefined ? `${r.action} ${r.quantity} ${r.orderType ?? ''}`.trim() : '';
+    const order = r.action !== undefined ? `${String(r.action)} ${String(r.quantity)} ${String(r.orderType ?? '')}`.trim() : '';
     return [
       String(l.id), l.at.replace('T', ' ').slice(0, 19), l.source, l.operation, l.account ?? '—', l.instrument ?? '—', order || '—',
       l.outcome === 'refused' ? `refused (${l.rule})` : l.outcome, l.order_id ?? l.message?.slice(0, 60) ?? '',

@@ -1,19 +1,19 @@
 /**
  * `trade mcp`: the operations as Model Context Protocol tools for AI agents (src/mcp/), over stdio
  * (what a desktop agent starts) or, with --http PORT, the streamable HTTP transport on 127.0.0.1
- * with the configured token required. What an agent may call is the tier a person chose; every
- * money-moving call goes through the guard and its journal with source `mcp`.
+ * with the profile's MCP token required (src/mcp/token.ts, src/mcp/http.ts). What an agent may
+ * call is the tier a person chose; every money-moving call goes through the guard and its journal
+ * with source `mcp`. `trade mcp token` makes, replaces and removes the MCP token.
  *
  * The SDK is loaded here only (CommonJS entry points: required by the bundle where used).
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, UsageError } from '../../order/errors.js';
 import { parseAccountName } from '../../order/schema.js';
 import { redact } from '../../config/redact.js';
 import { storePath } from '../../config/paths.js';
 import { ledgerPath } from '../../guard/ledger.js';
+import type { GuardedBackend } from '../../guard/guard.js';
 import type { Tier } from '../../mcp/tiers.js';
 import { type CommandContext, using } from '../context.js';
 import { type StopWhen, untilSignal } from '../signals.js';
@@ -36,12 +36,6 @@ function parseHttpPort(text: string): number {
   const port = /^\d{1,5}$/.test(text.trim()) ? Number(text.trim()) : NaN;
   if (!(port >= 0 && port <= 65535)) throw new UsageError(`--http must be a port, a whole number from 0 to 65535 (0 picks a free one), got '${text}'`);
   return port;
-}
-
-/** Equal tokens, compared in constant time (their hashes, so lengths leak nothing either). */
-function sameToken(given: string, expected: string): boolean {
-  const digest = (text: string) => createHash('sha256').update(text).digest();
-  return timingSafeEqual(digest(given), digest(expected));
 }
 
 /** Stops on SIGINT or SIGTERM, or when the agent closes stdin (it has gone). */
@@ -81,15 +75,15 @@ export async function runMcp(ctx: CommandContext, options: McpOptions, deps: Mcp
         hint: `Set them first, e.g. trade config set guard.max-order-qty 2 and trade config set guard.max-position 4 (or TRADE_GUARD_MAX_ORDER_QTY, TRADE_GUARD_MAX_POSITION); trade guard show lists the rules.`,
       });
   }
-  const token = port === undefined ? undefined : settings.token;
-  if (port !== undefined && !token)
-    throw new ConfigError('trade mcp --http needs the configured token: an agent must send it as Authorization: Bearer', {
-      code: 'no_token',
-      hint: 'Set one with trade login, trade config set token, or TRADE_TOKEN.',
+  const { mcpAuthenticator, mcpTokenCreated } = await import('../../mcp/token.js');
+  if (port !== undefined && mcpTokenCreated(ctx.env, settings.profile) === undefined)
+    throw new ConfigError(`trade mcp --http needs an MCP token of profile ${settings.profile}: an agent sends it as Authorization: Bearer, never the service token`, {
+      code: 'no_mcp_token',
+      hint: `Make one with trade mcp token${settings.profile === 'default' ? '' : ` --profile ${settings.profile}`} (shown once), and give it to the agent. Nothing was started.`,
     });
   const account = options.account !== undefined ? parseAccountName(options.account) : await ctx.defaultAccount();
 
-  const [{ Server }, { ListToolsRequestSchema, CallToolRequestSchema, McpError, ErrorCode }, { createTradeMcpServer }, { guardStatus }] = await Promise.all([
+  const [{ Server }, { ListToolsRequestSchema, CallToolRequestSchema, McpError, ErrorCode }, { connectTradeMcp, createTradeMcpServer }, { guardStatus }] = await Promise.all([
     import('@modelcontextprotocol/sdk/server/index.js'),
     import('@modelcontextprotocol/sdk/types.js'),
     import('../../mcp/server.js'),
@@ -112,6 +106,7 @@ export async function runMcp(ctx: CommandContext, options: McpOptions, deps: Mcp
             guardStatus: () => guardStatus(ctx),
             redact: (text) => redact(text, ctx.secrets()),
             alerts,
+            journalRefusal: (name, args, refusal) => (backend as GuardedBackend).refused(name, args, refusal),
           },
         );
       const tools = toolNamesForTier(tier).length;
@@ -120,16 +115,27 @@ export async function runMcp(ctx: CommandContext, options: McpOptions, deps: Mcp
         const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
         const server = makeServer();
         // io's streams: every message written passes through the redactor, as every line the CLI prints.
-        await server.connect(new StdioServerTransport(io.stdin as NodeJS.ReadStream, io.stdout as unknown as NodeJS.WriteStream));
+        await connectTradeMcp(server, new StdioServerTransport(io.stdin as NodeJS.ReadStream, io.stdout as unknown as NodeJS.WriteStream));
         io.err(`trade mcp: serving on stdio (${what})`);
         await stop.stopped;
         await server.close();
         return;
       }
-      const listener = await serveHttp(makeServer, port, token!);
+      const [{ serveMcpHttp }, { StreamableHTTPServerTransport }] = await Promise.all([
+        import('../../mcp/http.js'),
+        import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+      ]);
+      const listener = await serveMcpHttp({
+        port,
+        makeServer,
+        Transport: StreamableHTTPServerTransport,
+        connect: connectTradeMcp,
+        authenticate: mcpAuthenticator(ctx.env, settings.profile, settings.token),
+        log: (line) => io.err(line),
+      });
       try {
         const { port: bound } = listener.address() as AddressInfo;
-        io.err(`trade mcp: serving on http://127.0.0.1:${bound}/mcp (${what}); every request needs Authorization: Bearer <the profile's token>`);
+        io.err(`trade mcp: serving on http://127.0.0.1:${bound}/mcp (${what}); every request needs Authorization: Bearer <the profile's MCP token>`);
         await stop.stopped;
       } finally {
         await new Promise<void>((resolve) => {
@@ -143,54 +149,37 @@ export async function runMcp(ctx: CommandContext, options: McpOptions, deps: Mcp
   }
 }
 
-/**
- * The streamable HTTP transport, stateless: a server and a transport for each request, over one
- * backend. The SDK's Express app validates the Host header (DNS rebinding) and parses JSON; its
- * bearer middleware refuses a request without the token (401) before the transport sees it.
- */
-async function serveHttp(makeServer: () => import('@modelcontextprotocol/sdk/server/index.js').Server, port: number, token: string) {
-  const [{ createMcpExpressApp }, { requireBearerAuth }, { InvalidTokenError }, { StreamableHTTPServerTransport }] = await Promise.all([
-    import('@modelcontextprotocol/sdk/server/express.js'),
-    import('@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js'),
-    import('@modelcontextprotocol/sdk/server/auth/errors.js'),
-    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
-  ]);
-  const app = createMcpExpressApp({ host: '127.0.0.1' });
-  const auth = requireBearerAuth({
-    verifier: {
-      async verifyAccessToken(given) {
-        if (!sameToken(given, token)) throw new InvalidTokenError('Invalid token');
-        // The token itself is not kept in the request's auth info: nothing downstream can echo it.
-        return { token: 'configured', clientId: 'trade', scopes: [], expiresAt: Math.floor(Date.now() / 1000) + 3600 };
-      },
-    },
-  });
-  app.use('/mcp', auth);
-  app.post('/mcp', async (req: IncomingMessage & { body?: unknown }, res: ServerResponse) => {
-    const server = makeServer();
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res, req.body);
-  });
-  // Stateless: no standalone event stream and no session to delete.
-  app.all('/mcp', (_req: IncomingMessage, res: ServerResponse) => {
-    res
-      .writeHead(405, { Allow: 'POST', 'Content-Type': 'application/json' })
-      .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this server is stateless, POST only' }, id: null }));
-  });
-  return new Promise<Server>((resolve, reject) => {
-    const listener: Server = app.listen(port, '127.0.0.1', (error?: Error) => (error ? reject(listenError(error, port)) : resolve(listener)));
-    listener.once('error', (error: Error) => reject(listenError(error, port)));
-  });
+export interface McpTokenOptions {
+  rotate?: boolean;
+  revoke?: boolean;
+  json?: boolean;
 }
 
-function listenError(error: unknown, port: number): unknown {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'EADDRINUSE') return new UsageError(`Cannot listen on 127.0.0.1:${port}: the address is in use`, { hint: 'Choose another --http port, or --http 0 for any free one.' });
-  if (code === 'EACCES') return new UsageError(`Cannot listen on 127.0.0.1:${port}: permission denied (ports below 1024 need privileges)`);
-  return error;
+/**
+ * `trade mcp token`: makes the profile's MCP token and shows it once; `--rotate` replaces it (the
+ * old one stops working at once, also for a server that is running), `--revoke` removes it.
+ */
+export async function runMcpToken(ctx: CommandContext, options: McpTokenOptions): Promise<void> {
+  if (options.rotate && options.revoke) throw new UsageError('--rotate and --revoke go alone: one replaces the MCP token, the other removes it');
+  const { profile } = await ctx.settings();
+  const { createMcpToken, mcpTokenPath, revokeMcpToken } = await import('../../mcp/token.js');
+  const { io } = ctx;
+  if (options.revoke) {
+    const removed = revokeMcpToken(ctx.env, profile);
+    if (options.json) return io.out(JSON.stringify({ profile, revoked: removed, success: true }));
+    io.out(removed ? `The MCP token of profile ${profile} is revoked: trade mcp --http refuses it from now on.` : `Profile ${profile} has no MCP token.`);
+    return;
+  }
+  const made = createMcpToken(ctx.env, profile, options.rotate === true);
+  if (made.token === undefined)
+    throw new UsageError(`Profile ${profile} already has an MCP token (made ${made.created}); it is not shown again`, {
+      hint: 'trade mcp token --rotate makes a new one (the old one stops working), --revoke removes it.',
+    });
+  // The one line that holds it: printed as it is (the redactor knows service tokens, not this one).
+  if (options.json) io.outSecret(JSON.stringify({ profile, token: made.token, created: made.created, replaced: made.replaced, success: true }));
+  else io.outSecret(made.token);
+  io.err(
+    `${made.replaced ? 'A new MCP token replaces the old one' : 'MCP token made'} for profile ${profile}; it is shown only now (its hash is kept in ${mcpTokenPath(ctx.env)}). ` +
+      'Give it to the agent as Authorization: Bearer <token> for trade mcp --http; trade mcp token --rotate replaces it, --revoke removes it.',
+  );
 }

@@ -1,3 +1,4 @@
+import type { GuardedBackend } from '../../guard/guard.js';
 import type { Backend, CallResult } from '../../backends/types.js';
 import type { CommandContext } from '../context.js';
 import { using } from '../context.js';
@@ -125,9 +126,13 @@ async function checkSide(ctx: CommandContext, backend: Backend, order: Order, op
     ctx.io.err(ctx.io.errColor.yellow(`Warning: ${what}.`));
     return;
   }
-  throw new UsageError(`Reverse to the same side: ${what}`, {
+  const error = new UsageError(`Reverse to the same side: ${what}`, {
     hint: `Nothing was sent. Use --action ${order.action === 'BUY' ? 'SELL' : 'BUY'} to reverse, or --same-side to do this anyway.`,
   });
+  // Journaled as refused (trade history --refused), as a guard's refusal is.
+  // A ledger that cannot be written changes nothing of the answer: nothing is sent either way.
+  await (backend as Partial<GuardedBackend>).refused?.('ReversePosition', order, { rule: 'same-side', message: error.message }).catch(() => undefined);
+  throw error;
 }
 
 /** The operation a command sends: PlaceOrder (FlatPlace with --flatten-first), ReversePosition or Replace. */

@@ -1,7 +1,9 @@
 /**
  * The request log of `trade serve` (issue 22): the last N requests, whatever their transport, in a
  * ring that never grows past N. An entry keeps the request's body as it came (a reference, no
- * copy: the normal path stays cheap); the token is scrubbed when the log is read, from every field.
+ * copy: the normal path stays cheap) when it is small; a larger one is kept as a note of its size,
+ * so a flood of large bodies holds N small entries, not N bodies. The token is scrubbed when the
+ * log is read, from every field.
  */
 
 export interface LogEntry {
@@ -20,6 +22,28 @@ export interface LogEntry {
 }
 
 export const DEFAULT_LOG_SIZE = 10_000;
+/** A body is kept whole up to this many characters (strings, keys and about 8 for each other value). */
+export const MAX_LOGGED_BODY = 2048;
+
+/** Is the value larger than `limit` characters? Walks at most that much of it. */
+function largerThan(value: unknown, limit: number): boolean {
+  let size = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (typeof item === 'string') size += item.length + 2;
+    else if (item !== null && typeof item === 'object') {
+      for (const [key, inner] of Object.entries(item)) {
+        size += key.length + 4;
+        stack.push(inner);
+        if (size > limit) return true;
+      }
+      size += 2;
+    } else size += 8;
+    if (size > limit) return true;
+  }
+  return false;
+}
 
 export interface RequestLog {
   readonly size: number;
@@ -38,7 +62,10 @@ export function createRequestLog(size: number = DEFAULT_LOG_SIZE): RequestLog {
   return {
     size,
     add(entry) {
-      ring[next] = entry;
+      ring[next] =
+        entry.body !== undefined && largerThan(entry.body, MAX_LOGGED_BODY)
+          ? { ...entry, body: `[a body of more than ${MAX_LOGGED_BODY} characters, not kept]` }
+          : entry;
       next = (next + 1) % size;
       count++;
     },

@@ -87,6 +87,17 @@ export function parseEffect(text: string): Effect | string {
 
 const name = z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, 'must be 1-64 of A-Z a-z 0-9 . _ : -');
 
+/** Rules in force at once (a file's, the control route's): each request is tried against every one. */
+export const MAX_RULES = 1000;
+/** The largest nth, every and times: a rule that should fire for ever leaves `times` out. */
+export const MAX_COUNT = 1_000_000;
+const count = (what: string) =>
+  z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_COUNT, { error: `must be at most ${MAX_COUNT.toLocaleString('en-US')}${what === 'times' ? ' (leave times out for a rule that never stops)' : ''}` });
+
 /** A rule as written (file, control route, CLI): every field but `effect` optional. */
 export const RuleInput = z
   .object({
@@ -98,11 +109,11 @@ export const RuleInput = z
     account: z.string().min(1).max(100).optional(),
     instrument: z.string().min(1).max(100).optional(),
     transport: z.enum(['http', 'ws']).optional(),
-    nth: z.number().int().min(1).optional(),
-    every: z.number().int().min(1).optional(),
+    nth: count('nth').optional(),
+    every: count('every').optional(),
     probability: z.number().min(0).max(1).optional(),
     seed: z.number().int().min(0).max(2 ** 32 - 1).optional(),
-    times: z.number().int().min(1).optional(),
+    times: count('times').optional(),
     effect: z.string().min(1),
   })
   .strict()
@@ -173,6 +184,8 @@ export interface RuleSet {
   readonly active: boolean;
   add(input: RuleInput): Rule;
   list(): RuleView[];
+  /** How many rules are in force. */
+  count(): number;
   clear(): number;
   /** The first rule that fires for this request, its counters moved; undefined when none does. */
   fire(facts: RequestFacts): Rule | undefined;
@@ -213,6 +226,7 @@ export function createRuleSet(): RuleSet {
       return rule;
     },
     list: () => rules.map((r) => ({ id: r.id, ...r.input, name: r.name, seen: r.seen, fired: r.fired })),
+    count: () => rules.length,
     clear() {
       const n = rules.length;
       rules = [];

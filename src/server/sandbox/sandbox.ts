@@ -11,7 +11,7 @@ import type { Engine } from '../../engine/engine.js';
 import { openStore } from '../../engine/store.js';
 import { RATE_LIMITED } from '../limits.js';
 import { countsOf, createRequestLog, type LogEntry, type RequestLog } from './request-log.js';
-import { createRuleSet, type Effect, type Rule, RuleInput, type RuleSet } from './rules.js';
+import { createRuleSet, type Effect, MAX_RULES, type Rule, RuleInput, type RuleSet } from './rules.js';
 
 export const SANDBOX_PREFIX = '/_sandbox/';
 
@@ -39,6 +39,8 @@ export interface Sandbox {
 }
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** Snapshots kept at once: each is a whole copy of the store on disk. */
+export const MAX_SNAPSHOTS = 100;
 
 export class SnapshotError extends Error {
   constructor(
@@ -64,8 +66,12 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     return join(snapshotDir, `${name}.db`);
   };
 
+  const saved = () => (existsSync(snapshotDir) ? readdirSync(snapshotDir).filter((f) => f.endsWith('.db')).map((f) => f.slice(0, -3)) : []);
+
   function save(name: unknown): string {
     const file = snapshotFile(name);
+    if (!existsSync(file) && saved().length >= MAX_SNAPSHOTS)
+      throw new SnapshotError(`Invalid request: name: ${MAX_SNAPSHOTS} snapshots are saved already, the most kept; save over one of them, or remove some from ${snapshotDir}`);
     mkdirSync(snapshotDir, { recursive: true, mode: 0o700 });
     // Written beside, then renamed: a snapshot of that name is always whole (an older one or this one).
     const partial = `${file}.${process.pid}.tmp`;
@@ -83,7 +89,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   function restore(name: unknown): string {
     const file = snapshotFile(name);
     if (!existsSync(file)) {
-      const known = existsSync(snapshotDir) ? readdirSync(snapshotDir).filter((f) => f.endsWith('.db')).map((f) => f.slice(0, -3)) : [];
+      const known = saved();
       throw new SnapshotError(`Invalid request: name: no snapshot '${String(name)}'${known.length ? `; saved: ${known.join(', ')}` : '; none saved yet'}`, 404);
     }
     cancelLateRejects();
@@ -160,6 +166,8 @@ export function createSandbox(options: SandboxOptions): Sandbox {
           const text = parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
           return reply.code(400).send({ error: `Invalid request: ${text}` });
         }
+        if (rules.count() >= MAX_RULES)
+          return reply.code(400).send({ error: `Invalid request: ${MAX_RULES} rules are in force, the most there may be; DELETE /_sandbox/rules (trade sandbox clear) clears them` });
         const rule = rules.add(parsed.data);
         return { rule: rules.list().find((r) => r.id === rule.id)!, success: true };
       });

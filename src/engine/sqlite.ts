@@ -1,0 +1,36 @@
+/**
+ * Opening a SQLite file that several processes may open at once (the engine's store, the guard's
+ * ledger): the steps SQLite runs no busy handler for, tried again until the busy timeout.
+ */
+import type Database from 'better-sqlite3';
+import { isBusy } from './store-errors.js';
+
+type Db = Database.Database;
+
+/**
+ * Runs `step` again, with short pauses, while it fails with SQLITE_BUSY, until the busy timeout
+ * has passed. For the steps of an open where SQLite does not run the busy handler itself:
+ * setting WAL needs the file to itself (two processes opening a new store at once once made one
+ * of them fail with "database is locked"). Each step changes nothing when it fails.
+ */
+export function retryBusy<T>(busyTimeoutMs: number, step: () => T): T {
+  const deadline = Date.now() + busyTimeoutMs;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
+    try {
+      return step();
+    } catch (error) {
+      if (!isBusy(error) || Date.now() >= deadline) throw error;
+    }
+    Atomics.wait(pause, 0, 0, wait);
+  }
+}
+
+/** WAL is a property of the file: once set, every later open finds it so and takes no lock. */
+export function useWal(db: Db): void {
+  if (db.pragma('journal_mode', { simple: true }) === 'wal') return;
+  // A conversion that could not get the file answers with the old mode instead of failing.
+  if (db.pragma('journal_mode = WAL', { simple: true }) !== 'wal')
+    throw Object.assign(new Error('database is locked: the store could not be switched to WAL'), { code: 'SQLITE_BUSY' });
+}
+

@@ -1,0 +1,34 @@
+/**
+ * Opening the guard's ledger that another process holds (several `trade place` started at once on
+ * a fresh machine): switching a new file to WAL needs it to itself and SQLite runs no busy handler
+ * for it, so the open waits on its own instead of refusing the order with "database is locked".
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, expect, it } from 'vitest';
+import { openLedger } from '../../src/guard/ledger.js';
+import { holdReading } from '../helpers/sqlite-hold.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+it('a ledger another process holds is waited for, then opened in WAL mode with its schema', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'trade-ledger-open-'));
+  dirs.push(dir);
+  const file = join(dir, 'guard.db');
+  const holder = await holdReading(file, 400);
+  const started = Date.now();
+  const ledger = openLedger(file);
+  const waited = Date.now() - started;
+  expect(await holder.released).toBe(0);
+  expect(waited).toBeGreaterThanOrEqual(200);
+  expect(ledger.halts('Sim101', 'default')).toBeUndefined();
+  ledger.close();
+  const db = new Database(file, { readonly: true });
+  expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+  db.close();
+});
