@@ -1,7 +1,9 @@
 /**
  * Opening the guard's ledger that another process holds (several `trade place` started at once on
- * a fresh machine): switching a new file to WAL needs it to itself and SQLite runs no busy handler
- * for it, so the open waits on its own instead of refusing the order with "database is locked".
+ * a fresh machine): the open waits for the holder and ends in WAL mode with its schema, instead of
+ * refusing the order with "database is locked". The switch to WAL is tried again on SQLITE_BUSY as
+ * the store's is (src/engine/sqlite.ts); a suite run under heavy load once saw a fresh ledger,
+ * opened by six processes at once, refuse two of them.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
