@@ -129,10 +129,12 @@ describe('daily-loss', () => {
     expect((await runBin(['place', ...orderArgs({ '--instrument': 'NQ 12-25' })], env)).code).toBe(0);
     expect((await price('20980')).code).toBe(0); // 20 points of NQ: -400
     expect((await runBin(['place', ...orderArgs({ '--instrument': 'NQ 12-25' })], env)).code).toBe(0); // long 2
-    expect((await price('20860')).code).toBe(0); // -2,800 + ... well below -500
+    expect((await price('20860')).code).toBe(0); // (20860 - 21000) × $20 + (20860 - 20980) × $20 = -2,800 - 2,400
     const refused = await runBin(['place', ...orderArgs({ '--instrument': 'NQ 12-25' })], env);
     expect(refused.code).toBe(6);
-    expect(refused.stderr).toMatch(/refused by guard daily-loss: the day's P&L of Sim101 is -\d+(\.\d+)?, at or below -500; new risk waits for the next trading day or trade resume/);
+    expect(refused.stderr.split('\n')[0]).toBe(
+      "Error: refused by guard daily-loss: the day's P&L of Sim101 is -5200, at or below -500; new risk waits for the next trading day or trade resume (TRADE_GUARD_DAILY_LOSS); nothing was sent",
+    );
     // Latched: a price back up does not lift it by itself.
     expect((await price('21100')).code).toBe(0);
     expect((await runBin(['place', ...orderArgs({ '--instrument': 'NQ 12-25' })], env)).stderr).toContain('reached the daily loss of -500 earlier today');
