@@ -4,7 +4,7 @@
  * killed while holding lets go of it; an order that may add to a position waits for it and is
  * refused (journaled) when the wait is over, while an exit and a reducing order go on at once.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import { openLedger, type Ledger } from '../../src/guard/ledger.js';
 import { buildRules } from '../../src/guard/rules.js';
 import { GuardError } from '../../src/order/errors.js';
 import { order, testEngine, type TestEngine } from '../helpers/engine.js';
+import { spawnRecorded } from '../helpers/spawn.js';
 
 const LIB = fileURLToPath(new URL('../../dist/lib.js', import.meta.url));
 
@@ -43,7 +44,7 @@ async function holderProcess(ledgerFile: string, account: string): Promise<Child
     process.stdout.write(hold ? 'held\\n' : 'busy\\n');
     setInterval(() => undefined, 1000);
   `;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawnRecorded(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
   cleanups.push(() => child.kill('SIGKILL'));
   const said = await new Promise<string>((resolve) => child.stdout!.setEncoding('utf8').once('data', resolve));
   expect(said).toBe('held\n');
