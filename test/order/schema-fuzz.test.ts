@@ -269,7 +269,7 @@ describe('deep nesting and sheer size', () => {
   /** `target` behind a proxy that counts each look the parser takes (a read, a key listed, a key tested). */
   function counted<T extends object>(target: T, tally: { looks: number }): T {
     const look = <A extends unknown[], R>(trap: (...args: A) => R) => (...args: A): R => (tally.looks++, trap(...args));
-    return new Proxy(target, {
+    return new Proxy<T>(target, {
       get: look(Reflect.get),
       has: look(Reflect.has),
       ownKeys: look(Reflect.ownKeys),
