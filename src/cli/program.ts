@@ -317,16 +317,26 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
   price
     .command('replay')
     .description(
-      "Replay ticks or bars from a CSV or NDJSON file into the engine's last prices, filling the working orders they cross, at --speed times the file's pace (0 or max: as fast as possible, a backtest). CSV has a header naming its columns: time (ISO 8601 or epoch seconds/ms; no zone means UTC), price for a tick or open,high,low,close for a bar, volume and instrument optional. A bar's prices are set open, low, high, close when it closed at or above its open, else open, high, low, close. The whole file is checked (times in order, prices on the tick) before the first price is set. Ctrl-C stops it between two prices, exit 0.",
+      "Replay ticks or bars from CSV or NDJSON files (either gzip-compressed: .csv.gz, .ndjson.gz) into the engine's last prices, filling the working orders they cross, at --speed times the files' pace (0 or max: as fast as possible, a backtest). Files are read as streams, in constant memory; several are merged by time. CSV has a header naming its columns: time (ISO 8601 or epoch seconds/ms; no zone means UTC), price for a tick or open,high,low,close for a bar, volume and instrument optional. A bar's prices are set open, low, high, close when it closed at or above its open, else open, high, low, close. Every file is checked whole (times in order, prices on the tick) before the first price is set. While it runs, the engine's clock is the replayed time for every process on the store (trade sandbox clock controls it). Ctrl-C stops it between two groups, exit 0.",
     )
-    .argument('<file>', 'a .csv or .ndjson file of ticks or bars')
+    .argument('<files...>', 'one or more .csv, .ndjson, .csv.gz or .ndjson.gz files of ticks or bars')
     .option('--instrument <instrument>', "the instrument of records that name none: 'ES 09-25', ES, ES1!, ESU5")
     .option('--speed <n>', "times real time from the file's times (default 1); 0 or max: as fast as possible")
-    .option('--json', 'print a summary object on stdout at the end')
-    .addHelpText('after', examples('trade price replay es-bars.csv --instrument ES --speed 60', 'trade price replay ticks.ndjson --speed max --json'))
-    .action(async (file: string, options) => {
-      const { runPriceReplay } = await import('./commands/price-feed.js');
-      await runPriceReplay(ctx, file, options);
+    .option('--from <time>', 'replay only the records at or after this time (ISO 8601, no zone: UTC; or epoch s/ms)')
+    .option('--to <time>', 'replay only the records before this time')
+    .option('--json', 'print a summary object on stdout at the end (and no progress line)')
+    .addHelpText(
+      'after',
+      examples(
+        'trade price replay es-bars.csv --instrument ES --speed 60',
+        'trade price replay ticks.ndjson --speed max --json',
+        'trade price replay es-ticks.csv.gz nq-ticks.csv.gz --speed max',
+        'trade price replay es-ticks.csv.gz --from 2026-03-18T14:30:00Z --to 2026-03-18T15:00:00Z --speed 10',
+      ),
+    )
+    .action(async (files: string[], options) => {
+      const { runPriceReplay } = await import('./commands/price-replay.js');
+      await runPriceReplay(ctx, files, options);
     });
   price
     .command('random')
@@ -993,6 +1003,8 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .option('--price-replay <file>', 'drive prices from a CSV or NDJSON file of ticks or bars while serving (as trade price replay)')
     .option('--price-instrument <instrument>', 'with --price-replay: the instrument of records that name none')
     .option('--speed <n>', "with --price-replay: times the file's pace (default 1); 0 or max: as fast as possible")
+    .option('--price-from <time>', 'with --price-replay: replay only the records at or after this time')
+    .option('--price-to <time>', 'with --price-replay: replay only the records before this time')
     .option('--price-random <instrument>', 'drive a seeded random walk of this instrument while serving (as trade price random)')
     .option('--seed <n>', 'with --price-random: the seed (default: random, shown on the banner)')
     .option('--interval <ms>', 'with --price-random: milliseconds between steps (default 1000)')

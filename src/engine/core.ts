@@ -42,12 +42,6 @@ export function lastPrice(core: Core, instrument: string): number | undefined {
   return price ?? undefined;
 }
 
-/** Records a new last price: the store and the cache. */
-export function putPrice(core: Core, instrument: string, price: number, time: string): void {
-  core.q.upsertPrice.run(instrument, price, time);
-  core.cache.prices.set(instrument, price);
-}
-
 /** The position row of an account in an instrument, inside a write (from the cache). */
 export function positionOf(core: Core, account: string, instrument: string): PositionRow | undefined {
   const key = positionKey(account, instrument);

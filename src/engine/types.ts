@@ -4,6 +4,34 @@ import type { AccountMoney, QuoteDay, Tick } from './market.js';
 import type { BracketRequest, Bracketed, ClosePart, Flattened, FlattenFilter, OrderChange } from './trading.js';
 import type { ContractSpec } from '../service/contracts.js';
 import type { PriceSourceKind, PriceSourceParams, PriceSourceRecord } from './sources.js';
+import type { ClockControl, ClockState } from '../service/session-clock.js';
+import type { ClockClaim } from './clock.js';
+
+export type { ClockClaim, ClockControl, ClockState };
+
+/** One record of a replay: its instrument, the prices it sets in order (a tick's one, a bar's path), its time. */
+export interface ReplayRecord {
+  instrument: string;
+  prices: number[];
+  timeMs: number;
+}
+
+/** What one replay group did (Engine.replayGroup). */
+export interface ReplayGroup {
+  /** Records set, from the front of the batch. */
+  records: number;
+  /** Prices set (a price equal to the last one is not set again). */
+  prices: number;
+  fills: number;
+  cancelled: number;
+  /** DAY orders expired at the replayed session's close. */
+  expired: number;
+  brackets: number;
+  /** The last price set of each instrument the group moved. */
+  last: Map<string, number>;
+  /** The clock after the group. */
+  clock: ClockState;
+}
 
 export type { AccountMoney, BracketRequest, Bracketed, ClosePart, Flattened, FlattenFilter, OrderChange, QuoteDay, Tick };
 
@@ -190,8 +218,25 @@ export interface Engine {
    * The ones past the budget are not run and have no entry. Throws when the commit fails.
    */
   group<R>(runs: ReadonlyArray<() => R>, budgetMs?: number): Array<Settled<R>>;
-  /** The engine's clock (EngineOptions.now, else the system's). */
+  /**
+   * The engine's clock: a replay's time while one drives the store's session clock (any process's),
+   * else EngineOptions.now, else the system's.
+   */
   now(): Date;
+  /** The session clock's state (the wall clock's when no replay drives it). */
+  clockState(): ClockState;
+  /** Takes the store's clock for a replay from this process; refused (replay_running) while another has it. */
+  claimClock(claim: ClockClaim): void;
+  /**
+   * Sets records from the front of `batch` in one transaction, as many as the clock allows (all
+   * that are due at its pace, none while paused, those of a step); returns what they did after the
+   * commit. At a pace the batch's last record is set only with `eof`.
+   */
+  replayGroup(batch: readonly ReplayRecord[], options: { eof: boolean; budgetMs?: number }): ReplayGroup;
+  /** Gives the clock back: the wall clock again. */
+  releaseClock(): void;
+  /** Pause, resume, speed or step a running replay's clock (409 no_replay when none runs). */
+  controlClock(request: ClockControl): { seq: number; state: ClockState };
   /** `injected`: what a `trade serve` scenario rule does to the placement (issue 22). */
   placeOrder(order: Order, injected?: { holdForReject?: string; fillCap?: number }): PlaceOutcome;
   /** Turns an order held for a late reject (its engine id) Rejected; false when it is no longer held. */

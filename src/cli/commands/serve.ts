@@ -22,6 +22,8 @@ export interface ServeOptions {
   priceReplay?: string;
   priceInstrument?: string;
   speed?: string;
+  priceFrom?: string;
+  priceTo?: string;
   priceRandom?: string;
   seed?: string;
   interval?: string;
@@ -203,7 +205,7 @@ export async function runServe(ctx: CommandContext, options: ServeOptions, deps:
  */
 /** Each price source's own flags, by the source flag they go with. */
 const SOURCE_FLAGS: ReadonlyArray<readonly [source: string, flags: ReadonlyArray<readonly [flag: string, key: keyof ServeOptions]>]> = [
-  ['--price-replay', [['--speed', 'speed'], ['--price-instrument', 'priceInstrument']]],
+  ['--price-replay', [['--speed', 'speed'], ['--price-instrument', 'priceInstrument'], ['--price-from', 'priceFrom'], ['--price-to', 'priceTo']]],
   ['--price-random', [['--seed', 'seed'], ['--interval', 'interval']]],
   ['--price-follow', [['--from', 'from']]],
 ];
@@ -219,7 +221,7 @@ async function planFeed(ctx: CommandContext, options: ServeOptions): Promise<Fee
     }
   }
   if (given.length === 0) return undefined;
-  const { describeFeedPlan, followFrom, parseSpeed, planReplay, planWalk } = await import('./price-feed.js');
+  const { describeFeedPlan, followFrom, parseSpeed, planWalk } = await import('./price-feed.js');
   if (options.priceFollow !== undefined) {
     const instruments = parseAll(options.priceFollow.map((raw) => () => parseInstrument(raw)), { hint: 'Nothing was served.' }) as string[];
     const settings = await ctx.settings();
@@ -230,7 +232,9 @@ async function planFeed(ctx: CommandContext, options: ServeOptions): Promise<Fee
   }
   if (options.priceReplay !== undefined) {
     const speed = parseSpeed(options.speed);
-    const plan = await planReplay(options.priceReplay, options.priceInstrument);
+    const { fallbackInstrument, parseWindow, planReplay } = await import('./price-replay.js');
+    const window = parseWindow({ from: options.priceFrom, to: options.priceTo });
+    const plan = await planReplay([{ file: options.priceReplay, instrument: fallbackInstrument(options.priceInstrument) }], window);
     return { kind: 'replay', plan, speed, describe: describeFeedPlan.replay(plan, speed) };
   }
   const plan = planWalk(options.priceRandom!, { seed: options.seed, interval: options.interval });

@@ -1,0 +1,161 @@
+/**
+ * Setting prices, in one place (`trade price set`, a MARKET order's demo price, the price sources
+ * and a replay's groups all come here): the last price, the price history (the `ticks` table,
+ * which quotes and bars read), and the sweep of the working orders a move crosses.
+ *
+ * The sweep asks first whether the move crosses any working order at all, from an index of the
+ * instrument's working orders kept in the write cache: the highest level of the orders that fill
+ * at or below a price (BUY limits, SELL stops) and the lowest of those that fill at or above one
+ * (SELL limits, BUY stops). A move that crosses neither costs the same with 1 or 1,000 working
+ * orders; one that crosses runs them all in time priority (fills.ts), exactly as before. Any write
+ * but a price (a placement, a cancel, another process's commit) drops the index, and so does
+ * every move that filled, triggered or cancelled something.
+ */
+import { type Core, lastPrice } from './core.js';
+import { work } from './fills.js';
+import type { OrderRow } from './queries.js';
+import type { Effects } from './types.js';
+
+/** An instrument's working orders, by what moves reach them (`below`/`above`: ±Infinity when none). */
+export interface Triggers {
+  /** Fills or triggers when a move reaches this price or lower. */
+  below: number;
+  /** Fills or triggers when a move reaches this price or higher. */
+  above: number;
+  /** A working MARKET order (placed while no price was known): any move fills it. */
+  any: boolean;
+  /** Every working order that can fill, oldest first. */
+  ids: string[];
+}
+
+/** Where a working order fires: at or below a level, at or above one, or on any move. */
+function levelOf(row: OrderRow): { below?: number; above?: number; any?: true } | undefined {
+  // A held order (a scenario's late reject to come) never fills.
+  if (row.reject_reason != null) return undefined;
+  const buy = row.action === 'BUY';
+  const limit = (price: number) => (buy ? { below: price } : { above: price });
+  const stop = (price: number) => (buy ? { above: price } : { below: price });
+  switch (row.order_type) {
+    case 'MARKET':
+      return { any: true };
+    case 'LIMIT':
+      return limit(row.limit_price!);
+    case 'STOPMARKET':
+      return stop(row.stop_price!);
+    case 'STOPLIMIT':
+      return row.triggered === 1 ? limit(row.limit_price!) : stop(row.stop_price!);
+  }
+}
+
+/** The index of an instrument's working orders, from the cache or built from the store. */
+export function triggersOf(core: Core, instrument: string): Triggers {
+  let known = core.cache.triggers.get(instrument);
+  if (known) return known;
+  known = { below: -Infinity, above: Infinity, any: false, ids: [] };
+  for (const row of core.q.workingForInstrument.all(instrument)) {
+    const level = levelOf(row);
+    if (!level) continue;
+    known.ids.push(row.id);
+    if (level.any) known.any = true;
+    if (level.below !== undefined) known.below = Math.max(known.below, level.below);
+    if (level.above !== undefined) known.above = Math.min(known.above, level.above);
+  }
+  core.cache.triggers.set(instrument, known);
+  return known;
+}
+
+/** Whether a move from `from` to `to` reaches any working order of the index. */
+export const crosses = (t: Triggers, from: number, to: number): boolean =>
+  t.any || Math.min(from, to) <= t.below || Math.max(from, to) >= t.above;
+
+/**
+ * Runs the instrument's working orders against a move from `from` (null: no price before) to
+ * `to`, when it crosses any of them. Returns whether it ran them.
+ */
+export function sweepCrossed(core: Core, instrument: string, from: number | null, to: number, time: string, effects: Effects): boolean {
+  const start = from ?? to;
+  const triggers = triggersOf(core, instrument);
+  if (!crosses(triggers, start, to)) return false;
+  work(core, triggers.ids.map((id) => ({ id, from: start })), to, time, effects);
+  // Fills, triggers, OCO cancels and brackets change working orders, of this instrument or another.
+  core.cache.triggers.clear();
+  return true;
+}
+
+/** Records a new last price: the cache (what the write path reads), the history and the `prices` row. */
+export function recordPrice(core: Core, instrument: string, price: number, time: string): void {
+  core.cache.prices.set(instrument, price);
+  core.q.insertTick.run(instrument, price, time);
+  core.q.upsertPrice.run(instrument, price, time);
+}
+
+/** A price set on its own: recorded, then the orders it crosses run. */
+export function setPriceIn(core: Core, instrument: string, price: number, time: string, effects: Effects): number | null {
+  const previous = lastPrice(core, instrument) ?? null;
+  recordPrice(core, instrument, price, time);
+  sweepCrossed(core, instrument, previous, price, time, effects);
+  return previous;
+}
+
+/**
+ * The prices a replay's group sets (replay-group.ts): each is held in the cache at once (the
+ * sweep reads it), and written at the group's end: each instrument's `prices` row once, and of
+ * the history, per instrument and minute, the minute's first, highest, lowest and last price at
+ * the times they were set (up to four rows, none twice). So a day of a million ticks leaves about
+ * 5,000 rows of history, and every bar of a minute or more, and the day's quote, read from them
+ * exactly what the ticks would give.
+ */
+export function createPriceGroup(core: Core) {
+  interface Point {
+    n: number;
+    price: number;
+    timeMs: number;
+  }
+  interface Minute {
+    minute: number;
+    open: Point;
+    high: Point;
+    low: Point;
+    close: Point;
+  }
+  const minutes = new Map<string, Minute>();
+  const rows = new Map<string, Point>();
+  let n = 0;
+  const iso = (ms: number) => new Date(ms).toISOString();
+
+  function write(instrument: string, m: Minute): void {
+    const points = [m.open, m.high, m.low, m.close].sort((a, b) => a.n - b.n);
+    for (let i = 0; i < points.length; i++) {
+      if (i > 0 && points[i]!.n === points[i - 1]!.n) continue;
+      core.q.insertTick.run(instrument, points[i]!.price, iso(points[i]!.timeMs));
+    }
+  }
+
+  return {
+    /** A new last price at `timeMs`. */
+    set(instrument: string, price: number, timeMs: number): void {
+      core.cache.prices.set(instrument, price);
+      const minute = Math.floor(timeMs / 60_000);
+      const point = { n: n++, price, timeMs };
+      rows.set(instrument, point);
+      const m = minutes.get(instrument);
+      if (!m || m.minute !== minute) {
+        if (m) write(instrument, m);
+        minutes.set(instrument, { minute, open: point, high: point, low: point, close: point });
+        return;
+      }
+      if (price > m.high.price) m.high = point;
+      if (price < m.low.price) m.low = point;
+      m.close = point;
+    },
+    /** The group's end: the history kept so far and the last prices (the rest of a minute starts again). */
+    flush(): Map<string, number> {
+      for (const [instrument, m] of minutes) write(instrument, m);
+      minutes.clear();
+      for (const [instrument, point] of rows) core.q.upsertPrice.run(instrument, point.price, iso(point.timeMs));
+      const last = new Map([...rows].map(([instrument, point]) => [instrument, point.price]));
+      rows.clear();
+      return last;
+    },
+  };
+}
