@@ -90,8 +90,7 @@ const iso = (ms: number | undefined) => (ms === undefined ? '-' : new Date(ms).t
 
 /** What a replay did, in one line. */
 export function describeReplay(plan: ReplayPlan, tally: ReplayTally): string {
-  const kinds = plan.bars === 0 ? `${plan.total} ticks` : plan.bars === plan.total ? `${plan.total} bars` : `${plan.bars} bars, ${plan.total - plan.bars} ticks`;
-  return `replayed ${tally.records} of ${plan.total} records (${kinds}) from ${iso(tally.firstMs ?? plan.firstMs)} to ${iso(tally.lastMs ?? plan.firstMs)}`;
+  return `replayed ${tally.records} of ${plan.total} records (${plan.bars} bars, ${plan.total - plan.bars} ticks) from ${iso(tally.firstMs ?? plan.firstMs)} to ${iso(tally.lastMs ?? plan.firstMs)}`;
 }
 
 /** The summary of a replay, as --json prints it (beside the file or files). */
