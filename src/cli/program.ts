@@ -324,6 +324,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .option('--speed <n>', "times real time from the file's times (default 1); 0 or max: as fast as possible")
     .option('--from <time>', 'replay only the records at or after this time (ISO 8601, no zone: UTC; or epoch s/ms)')
     .option('--to <time>', 'replay only the records before this time')
+    .option('--paused', 'start with the clock paused at the first record: trade sandbox clock resume or step (against a trade serve on the same store) moves it')
     .option('--json', 'print a summary object on stdout at the end (and no progress line)')
     .addHelpText(
       'after',
@@ -1005,6 +1006,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .option('--speed <n>', "with --price-replay: times the file's pace (default 1); 0 or max: as fast as possible")
     .option('--price-from <time>', 'with --price-replay: replay only the records at or after this time')
     .option('--price-to <time>', 'with --price-replay: replay only the records before this time')
+    .option('--price-paused', 'with --price-replay: start with the clock paused at the first record (trade sandbox clock resume or step moves it)')
     .option('--price-random <instrument>', 'drive a seeded random walk of this instrument while serving (as trade price random)')
     .option('--seed <n>', 'with --price-random: the seed (default: random, shown on the banner)')
     .option('--interval <ms>', 'with --price-random: milliseconds between steps (default 1000)')
@@ -1144,6 +1146,19 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
         await runSandboxSnapshot(ctx, action, name, options);
       });
   }
+  sandbox
+    .command('clock')
+    .description(
+      "Show or control the session clock of the store the server serves: while a replay drives it (trade serve --price-replay, or trade price replay on the same store) every timestamp, DAY expiry and guard window follows the replayed time. pause holds the market still while a bot thinks; resume goes on; speed N sets times real time (max: as fast as possible); step N sets the next N records of the file, step 5m the next 5 minutes of replayed time (ms, s, m, h, d), then stays paused. With no replay running, the clock is the wall clock and only show answers.",
+    )
+    .argument('[action]', 'show (default), pause, resume, speed or step')
+    .argument('[value]', 'speed: a number or max; step: a number of records, or a replayed time like 5m')
+    .option('--json', 'print {"clock":{"time","epoch","replay","paused","speed","stepping","records","total","source","pid"},"success":true}')
+    .addHelpText('after', examples('trade sandbox clock', 'trade sandbox clock pause', 'trade sandbox clock step 10', 'trade sandbox clock step 5m', 'trade sandbox clock speed 60', 'trade sandbox clock resume --json'))
+    .action(async (action: string | undefined, value: string | undefined, options) => {
+      const { runSandboxClock } = await import('./commands/sandbox.js');
+      await runSandboxClock(ctx, action, value, options);
+    });
   sandbox
     .command('reset')
     .description("Restore the empty default store (a new store's accounts and nothing else), atomically.")

@@ -193,3 +193,21 @@ export function createClockStore(db: Db) {
 }
 
 export type ClockStore = ReturnType<typeof createClockStore>;
+
+/**
+ * The time of the store at `file` for a process that does not open the engine (`trade history`,
+ * `trade guard show`): a replay's while one drives it, else the wall clock's; the wall clock's
+ * too when there is no store yet or it predates the clock. Opens it read-only and writes nothing.
+ */
+export async function readSessionTime(file: string): Promise<Date> {
+  const { default: Database } = await import('better-sqlite3');
+  let db: Db | undefined;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true });
+    return createClockStore(db).now(() => new Date());
+  } catch {
+    return new Date();
+  } finally {
+    db?.close();
+  }
+}

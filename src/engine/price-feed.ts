@@ -37,12 +37,12 @@ export function barPath(open: number, high: number, low: number, close: number):
 let dayText = '';
 let dayMs = NaN;
 
-const digit = (text: string, i: number) => text.charCodeAt(i) - 48;
-const two = (text: string, i: number) => {
-  const a = digit(text, i);
-  const b = digit(text, i + 1);
+/** Two decimal digits at `i` as a number; NaN when either is not a digit. */
+function two(text: string, i: number): number {
+  const a = text.charCodeAt(i) - 48;
+  const b = text.charCodeAt(i + 1) - 48;
   return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : NaN;
-};
+}
 
 /**
  * `2026-03-18T14:30:00.080Z` (or with a space, no zone, no fraction) between `s` and `n` of
@@ -65,7 +65,7 @@ function isoTime(text: string, s = 0, n = text.length): number | undefined {
     i++;
     const begin = i;
     for (; i < n; i++) {
-      const d = digit(text, i);
+      const d = text.charCodeAt(i) - 48;
       if (d < 0 || d > 9) break;
       fraction += d * scale;
       scale /= 10;
@@ -224,46 +224,58 @@ export function createFeedParser(file: string) {
   let ticks: { time: number; price: number; volume: number; instrument: number } | undefined;
   let instrumentText = '';
 
+  /** What fastTick returns: one object, filled again for every line (its reader copies what it keeps). */
+  const scratch: FeedRecord = { line: 0, time: 0, instrument: undefined, prices: [0], volume: undefined, kind: 'tick' };
+
   /**
    * The common line of a tick CSV (no quote, no blank field, no space around a field, an ISO
-   * time) read in place; undefined for any other, which the general path then reads and judges.
+   * time) read in place from `from` to `to` of `text`, into the scratch record; undefined for any
+   * other line, which the general path then reads and judges.
    */
-  function fastTick(text: string, number: number): FeedRecord | undefined {
+  function fastTick(text: string, from: number, to: number, number: number): FeedRecord | undefined {
     const t = ticks!;
-    let end = text.length;
-    if (end > 0 && text.charCodeAt(end - 1) === 13) end--;
-    let field = 0;
-    let start = 0;
+    let end = to;
+    if (end > from && text.charCodeAt(end - 1) === 13) end--;
     let time: number | undefined;
     let price: number | undefined;
     let volume: number | undefined;
     let instrument: string | undefined;
-    for (let i = 0; i <= end; i++) {
-      const c = i === end ? 44 : text.charCodeAt(i);
-      if (c === 34) return undefined;
-      if (c !== 44) continue;
-      if (i === start || text.charCodeAt(start) <= 32 || text.charCodeAt(i - 1) <= 32) return undefined;
+    let field = 0;
+    for (let start = from; ; field++) {
+      let comma = text.indexOf(',', start);
+      if (comma < 0 || comma > end) comma = end;
+      if (comma === start || text.charCodeAt(start) <= 32 || text.charCodeAt(comma - 1) <= 32) return undefined;
+      // A time or a number with a quote in it is read by neither: only the other fields are looked at for one.
       if (field === t.time) {
-        time = isoTime(text, start, i);
+        time = isoTime(text, start, comma);
         if (time === undefined) return undefined;
       } else if (field === t.price) {
-        price = decimal(text, start, i);
+        price = decimal(text, start, comma);
         if (price === undefined || price <= 0) return undefined;
       } else if (field === t.volume) {
-        volume = decimal(text, start, i);
+        volume = decimal(text, start, comma);
         if (volume === undefined) return undefined;
-      } else if (field === t.instrument) {
-        // Most lines name the instrument the one before did: the same string, not a new one.
-        let same = i - start === instrumentText.length;
-        for (let k = 0; same && k < instrumentText.length; k++) same = text.charCodeAt(start + k) === instrumentText.charCodeAt(k);
-        if (!same) instrumentText = text.slice(start, i);
-        instrument = instrumentText;
+      } else {
+        for (let i = start; i < comma; i++) if (text.charCodeAt(i) === 34) return undefined;
+        if (field === t.instrument) {
+          // Most lines name the instrument the one before did: the same string, not a new one.
+          let same = comma - start === instrumentText.length;
+          for (let k = 0; same && k < instrumentText.length; k++) same = text.charCodeAt(start + k) === instrumentText.charCodeAt(k);
+          if (!same) instrumentText = text.slice(start, comma);
+          instrument = instrumentText;
+        }
       }
-      field++;
-      start = i + 1;
+      if (comma === end) break;
+      start = comma + 1;
     }
+    field++;
     if (field !== headerWidth || time === undefined || price === undefined) return undefined;
-    return { line: number, time, instrument, prices: [price], volume, kind: 'tick' };
+    scratch.line = number;
+    scratch.time = time;
+    scratch.instrument = instrument;
+    scratch.prices[0] = price;
+    scratch.volume = volume;
+    return scratch;
   }
 
   const csvField: Fields = (key) => {
@@ -273,14 +285,24 @@ export function createFeedParser(file: string) {
   return {
     /** The record on a line (1-based), or undefined for a blank line, a comment or the header. */
     line(text: string, number: number): FeedRecord | undefined {
-      let record = ticks && fastTick(text, number);
+      const record = this.lineAt(text, 0, text.length, number);
+      return record === scratch ? { ...record, prices: [...record.prices] } : record;
+    },
+
+    /**
+     * The record on the line from `from` to `to` of `text`; undefined for a blank line, a comment
+     * or the header. A common tick line comes back in one record object used again for the next
+     * line: whoever keeps a record copies it.
+     */
+    lineAt(text: string, from: number, to: number, number: number): FeedRecord | undefined {
+      let record = ticks && fastTick(text, from, to, number);
       if (record) {
         if (last !== undefined && record.time < last) throw fail(file, number, `time: goes back (${new Date(record.time).toISOString()} after ${new Date(last).toISOString()})`);
         last = record.time;
         records++;
         return record;
       }
-      const raw = text.trim();
+      const raw = text.slice(from, to).trim();
       if (raw === '' || raw.startsWith('#')) return undefined;
       format ??= raw.startsWith('{') ? 'ndjson' : 'csv';
       if (format === 'ndjson') {

@@ -6,7 +6,7 @@
  * clock reaches its time. A paused clock sets nothing; a step sets exactly its records or time.
  * The clock is given back when the replay ends, is stopped, or fails.
  */
-import type { ClockState } from '../service/session-clock.js';
+import type { ClockControl, ClockState } from '../service/session-clock.js';
 import type { OpenReplayFile, ReadProgress, ReplayFile, ReplayWindow } from './replay-file.js';
 import { dueTime } from './replay-group.js';
 import type { Engine, ReplayRecord } from './types.js';
@@ -113,7 +113,8 @@ export function planProgress(plan: ReplayPlan): { bytes: number; size: number } 
 /**
  * Replays the plan into the engine at `speed` (0: as fast as possible) until it ends or `stopped`
  * resolves; `onGroup` after each group that set something. Takes the store's clock first (refused
- * while another replay has it) and always gives it back.
+ * while another replay has it; `paused`: held at the first record until resumed or stepped) and
+ * always gives it back.
  */
 export async function driveReplay(
   engine: Engine,
@@ -121,11 +122,12 @@ export async function driveReplay(
   speed: number,
   stopped: Promise<string>,
   onGroup: (tally: ReplayTally, clock: ClockState) => void = () => undefined,
+  options: { paused?: boolean } = {},
 ): Promise<ReplayTally> {
   const tally = newReplayTally();
   let stop: string | undefined;
   void stopped.then((reason) => (stop = reason));
-  engine.claimClock({ source: plan.describe, startMs: plan.firstMs, speed, total: plan.total });
+  engine.claimClock({ source: plan.describe, startMs: plan.firstMs, speed, total: plan.total, paused: options.paused });
   const started = performance.now();
   const batches = merged(plan);
   try {
@@ -186,4 +188,24 @@ export async function driveReplay(
   }
   tally.stopped = stop;
   return tally;
+}
+
+/** How long a step may take before its caller is answered anyway (the replay carries it on). */
+export const STEP_WAIT_MS = 30_000;
+
+/**
+ * A control request to the clock of the engine's store, carried out by whichever process drives
+ * the replay: pause, resume and speed at once; a step once the replay has set it (or ended, or
+ * another request took its place), or `waitMs` has passed (`done: false`). Throws no_replay (409)
+ * when no replay runs.
+ */
+export async function controlClock(engine: Engine, request: ClockControl, waitMs = STEP_WAIT_MS): Promise<{ done: boolean; state: ClockState }> {
+  const { seq } = engine.controlClock(request);
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const state = engine.clockState();
+    if (!state.replay || state.ackSeq >= seq) return { done: true, state };
+    if (Date.now() > deadline) return { done: false, state };
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }

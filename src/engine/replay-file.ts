@@ -57,10 +57,23 @@ const cannotRead = (file: string, error: unknown) => {
   });
 };
 
-/** Lines of the file, a chunk's worth at a time: `first` is the number of the first. */
+/** Whole lines of the file, a chunk's worth at a time: those of `text` before `end`; `first` is the number of the first. */
 interface Lines {
-  lines: string[];
+  text: string;
+  end: number;
   first: number;
+}
+
+/** Calls `each` with every line of a chunk (its bounds in the chunk's text) and its number. */
+function eachLine(chunk: Lines, each: (text: string, from: number, to: number, number: number) => void): void {
+  const { text, end } = chunk;
+  let number = chunk.first;
+  for (let start = 0; start < end; ) {
+    let newline = text.indexOf('\n', start);
+    if (newline < 0 || newline > end) newline = end;
+    each(text, start, newline, number++);
+    start = newline + 1;
+  }
 }
 
 /** The lines of the file's text, chunk by chunk; `progress` follows the bytes read. */
@@ -75,15 +88,11 @@ async function* lines(file: string, gzip: boolean, progress: ReadProgress): Asyn
     for await (const chunk of stream) {
       progress.bytes = raw.bytesRead;
       const text = rest + decoder.write(chunk as Buffer);
-      const batch: string[] = [];
-      let start = 0;
-      for (let end = text.indexOf('\n'); end >= 0; end = text.indexOf('\n', start)) {
-        batch.push(text.slice(start, end));
-        start = end + 1;
-      }
-      rest = text.slice(start);
-      if (batch.length > 0) yield { lines: batch, first: number + 1 };
-      number += batch.length;
+      const end = text.lastIndexOf('\n') + 1;
+      rest = text.slice(end);
+      if (end === 0) continue;
+      yield { text, end, first: number + 1 };
+      for (let i = text.indexOf('\n'); i >= 0 && i < end; i = text.indexOf('\n', i + 1)) number++;
     }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code?.startsWith('Z_')) throw new UsageError(`${file}: not a whole gzip file (${(error as Error).message})`, { hint: 'Nothing was replayed past the damage.' });
@@ -92,7 +101,7 @@ async function* lines(file: string, gzip: boolean, progress: ReadProgress): Asyn
     raw.destroy();
   }
   rest += decoder.end();
-  if (rest !== '') yield { lines: [rest], first: number + 1 };
+  if (rest !== '') yield { text: rest, end: rest.length, first: number + 1 };
 }
 
 /** An open replay file: checked (`check`), then read (`records`) as often as needed, then closed. */
@@ -154,32 +163,30 @@ export async function openReplayFile(file: string): Promise<OpenReplayFile> {
       let inWindow = 0;
       let windowFirstMs = NaN;
       let windowLastMs = NaN;
-      for await (const { lines: batch, first } of lines(file, gzip, progress)) {
-        for (let k = 0; k < batch.length; k++) {
-          const number = first + k;
-          const record = parser.line(batch[k]!, number);
-          if (!record) continue;
-          const instrument = instrumentOf(record, fallback, instruments);
-          let tick = ticks.get(instrument);
-          if (!ticks.has(instrument)) ticks.set(instrument, (tick = contractSpec(rootOf(instrument))?.tickSize));
-          if (tick !== undefined) {
-            for (const price of record.prices) {
-              if (onGrid(price, tick)) continue;
-              const [below, above] = nearestTicks(instrument, price);
-              throw feedError(file, number, `${price} is not a multiple of the tick size ${tick} of ${rootOf(instrument)}; the nearest valid prices are ${below} and ${above}`);
-            }
-          }
-          if (records === 0) firstMs = record.time;
-          lastMs = record.time;
-          records++;
-          if (record.kind === 'bar') bars++;
-          if ((window.fromMs === undefined || record.time >= window.fromMs) && (window.toMs === undefined || record.time < window.toMs)) {
-            if (inWindow === 0) windowFirstMs = record.time;
-            windowLastMs = record.time;
-            inWindow++;
+      const each = (text: string, from: number, to: number, number: number) => {
+        const record = parser.lineAt(text, from, to, number);
+        if (!record) return;
+        const instrument = instrumentOf(record, fallback, instruments);
+        let tick = ticks.get(instrument);
+        if (!ticks.has(instrument)) ticks.set(instrument, (tick = contractSpec(rootOf(instrument))?.tickSize));
+        if (tick !== undefined) {
+          for (const price of record.prices) {
+            if (onGrid(price, tick)) continue;
+            const [below, above] = nearestTicks(instrument, price);
+            throw feedError(file, number, `${price} is not a multiple of the tick size ${tick} of ${rootOf(instrument)}; the nearest valid prices are ${below} and ${above}`);
           }
         }
-      }
+        if (records === 0) firstMs = record.time;
+        lastMs = record.time;
+        records++;
+        if (record.kind === 'bar') bars++;
+        if ((window.fromMs === undefined || record.time >= window.fromMs) && (window.toMs === undefined || record.time < window.toMs)) {
+          if (inWindow === 0) windowFirstMs = record.time;
+          windowLastMs = record.time;
+          inWindow++;
+        }
+      };
+      for await (const chunk of lines(file, gzip, progress)) eachLine(chunk, each);
       parser.end();
       if (inWindow === 0) {
         const span = `${new Date(firstMs).toISOString()} to ${new Date(lastMs).toISOString()}`;
@@ -197,15 +204,26 @@ export async function openReplayFile(file: string): Promise<OpenReplayFile> {
       const from = window.fromMs ?? -Infinity;
       const to = window.toMs ?? Infinity;
       try {
-        for await (const { lines: batch, first } of lines(file, gzip, progress)) {
-          const out: ReplayRecord[] = [];
-          for (let k = 0; k < batch.length; k++) {
-            const record = parser.line(batch[k]!, first + k);
-            if (!record || record.time < from) continue;
-            if (record.time >= to) return;
-            out.push({ instrument: instrumentOf(record, fallback, instruments), prices: record.prices, timeMs: record.time });
+        let ended = false;
+        let out: ReplayRecord[] = [];
+        const each = (text: string, fromAt: number, toAt: number, number: number) => {
+          if (ended) return;
+          const record = parser.lineAt(text, fromAt, toAt, number);
+          if (!record || record.time < from) return;
+          if (record.time >= to) {
+            ended = true;
+            return;
           }
+          const instrument = instrumentOf(record, fallback, instruments);
+          const price = record.prices[0]!;
+          // The parser fills one record again for the next line: what is kept is copied.
+          out.push(record.prices.length === 1 ? { instrument, timeMs: record.time, price } : { instrument, timeMs: record.time, price, path: [...record.prices] });
+        };
+        for await (const chunk of lines(file, gzip, progress)) {
+          eachLine(chunk, each);
           if (out.length > 0) yield out;
+          out = [];
+          if (ended) return;
         }
       } catch (error) {
         // The file was checked whole: a problem now means it changed while it was replayed.

@@ -63,7 +63,9 @@ export function runReplayGroup(core: Core, clocks: ClockStore, batch: readonly R
     }
     // The time as text only when something is written with it: most records cross nothing.
     let time: string | undefined;
-    for (const price of record.prices) {
+    const { path } = record;
+    for (let k = 0, n = path ? path.length : 1; k < n; k++) {
+      const price = path ? path[k]! : record.price;
       const previous = lastPrice(core, record.instrument) ?? null;
       if (previous === price) continue;
       if (!ticks.has(record.instrument)) ticks.set(record.instrument, tickSizeOf(record.instrument));

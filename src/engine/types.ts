@@ -9,11 +9,13 @@ import type { ClockClaim } from './clock.js';
 
 export type { ClockClaim, ClockControl, ClockState };
 
-/** One record of a replay: its instrument, the prices it sets in order (a tick's one, a bar's path), its time. */
+/** One record of a replay: its instrument, its time, and the price it sets (a tick's), or the prices in order (a bar's path). */
 export interface ReplayRecord {
   instrument: string;
-  prices: number[];
   timeMs: number;
+  price: number;
+  /** A bar's prices, in the order they are set (its `price` is the first). */
+  path?: number[];
 }
 
 /** What one replay group did (Engine.replayGroup). */

@@ -98,7 +98,7 @@ describe('paper trading with a replayed day of bars', () => {
     ]);
     // GetOrders lists today's: these were finished on the replayed day, so the store says what became of them.
     const orders = (account: string) =>
-      queryStore(env, `SELECT origin, state, avg_fill_price AS price FROM orders WHERE account = '${account}' ORDER BY seq`).map((o) => Object.values(o));
+      queryStore(env, `SELECT origin, state, avg_fill_price AS price FROM orders WHERE account = '${account}' ORDER BY seq`).map((o) => Object.values(o as Record<string, unknown>));
     expect(orders('Sim101')).toEqual([['client', 'FILLED', 5000], ['atm-stop-loss', 'CANCELLED', null], ['atm-profit-target', 'FILLED', 5004]]);
     expect(orders('Sim102')).toEqual([['client', 'FILLED', 5000], ['atm-stop-loss', 'FILLED', 5002], ['atm-profit-target', 'CANCELLED', null]]);
     const positions = json((await ok(['positions', '--json'])).stdout);

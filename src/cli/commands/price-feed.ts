@@ -295,7 +295,7 @@ export async function runPriceFollow(ctx: CommandContext, rawInstruments: string
 
 /** A price source ready to drive: checked whole, its service connection (follow) already open. */
 export type Feed =
-  | { kind: 'replay'; plan: ReplayPlan; speed: number; describe: string }
+  | { kind: 'replay'; plan: ReplayPlan; speed: number; describe: string; paused?: boolean }
   | { kind: 'random'; plan: WalkPlan; describe: string }
   | { kind: 'follow'; remote: Backend; instruments: string[]; timeoutMs: number; describe: string };
 
@@ -313,7 +313,7 @@ export async function driveFeed(engine: Engine, feed: Feed, stopped: Promise<str
   try {
     if (feed.kind === 'replay') {
       const [{ driveReplay }, { describeReplay }] = await Promise.all([import('../../engine/replay-driver.js'), import('./price-replay.js')]);
-      const tally = await driveReplay(engine, feed.plan, feed.speed, stopped, (t) => onStep(t));
+      const tally = await driveReplay(engine, feed.plan, feed.speed, stopped, (t) => onStep(t), { paused: feed.paused });
       return { tally, summary: `price replay ${tally.stopped ? 'stopped' : 'done'}: ${describeReplay(feed.plan, tally)}` };
     }
     if (feed.kind === 'random') {

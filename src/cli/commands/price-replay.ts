@@ -25,6 +25,8 @@ export interface ReplayOptions {
   speed?: string;
   from?: string;
   to?: string;
+  /** Start with the clock paused at the first record (trade sandbox clock resume, or step). */
+  paused?: boolean;
   json?: boolean;
 }
 
@@ -151,7 +153,7 @@ export async function runPriceReplay(ctx: CommandContext, files: string[], optio
   let tally: ReplayTally;
   try {
     await requireEmbedded(ctx, 'price replay');
-    tally = await using(await ctx.openEngine(), (engine) => driveReplay(engine, plan, speed, stop.stopped, (t, clock) => shown && status.show(progressText(plan, t, clock))));
+    tally = await using(await ctx.openEngine(), (engine) => driveReplay(engine, plan, speed, stop.stopped, (t, clock) => shown && status.show(progressText(plan, t, clock)), { paused: options.paused }));
   } finally {
     stop.dispose();
     status.done();

@@ -24,6 +24,7 @@ export interface ServeOptions {
   speed?: string;
   priceFrom?: string;
   priceTo?: string;
+  pricePaused?: boolean;
   priceRandom?: string;
   seed?: string;
   interval?: string;
@@ -205,7 +206,7 @@ export async function runServe(ctx: CommandContext, options: ServeOptions, deps:
  */
 /** Each price source's own flags, by the source flag they go with. */
 const SOURCE_FLAGS: ReadonlyArray<readonly [source: string, flags: ReadonlyArray<readonly [flag: string, key: keyof ServeOptions]>]> = [
-  ['--price-replay', [['--speed', 'speed'], ['--price-instrument', 'priceInstrument'], ['--price-from', 'priceFrom'], ['--price-to', 'priceTo']]],
+  ['--price-replay', [['--speed', 'speed'], ['--price-instrument', 'priceInstrument'], ['--price-from', 'priceFrom'], ['--price-to', 'priceTo'], ['--price-paused', 'pricePaused']]],
   ['--price-random', [['--seed', 'seed'], ['--interval', 'interval']]],
   ['--price-follow', [['--from', 'from']]],
 ];
@@ -235,7 +236,7 @@ async function planFeed(ctx: CommandContext, options: ServeOptions): Promise<Fee
     const { fallbackInstrument, parseWindow, planReplay } = await import('./price-replay.js');
     const window = parseWindow({ from: options.priceFrom, to: options.priceTo });
     const plan = await planReplay([{ file: options.priceReplay, instrument: fallbackInstrument(options.priceInstrument) }], window);
-    return { kind: 'replay', plan, speed, describe: describeFeedPlan.replay(plan, speed) };
+    return { kind: 'replay', plan, speed, describe: `${describeFeedPlan.replay(plan, speed)}${options.pricePaused ? ', paused at its first record (trade sandbox clock resume)' : ''}`, paused: options.pricePaused };
   }
   const plan = planWalk(options.priceRandom!, { seed: options.seed, interval: options.interval });
   return { kind: 'random', plan, describe: describeFeedPlan.random(plan) };
