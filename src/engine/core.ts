@@ -12,6 +12,8 @@ export interface Core {
   makeExecutionId: () => string;
   /** What the write path reads on every order, mirrored in memory (cache.ts); valid inside a write. */
   cache: WriteCache;
+  /** Every price move runs every working order, without the index of what moves reach (prices.ts): the plain sweep tests hold the index to. */
+  sweepAll?: boolean;
 }
 
 /** Random bytes drawn 4 KiB at a time: one system call per 256 ids instead of one per id. */

@@ -55,7 +55,13 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
   const wall = () => (options.now ? options.now() : new Date());
   /** A replay's time while one drives the store's session clock, else the wall clock (issue 29). */
   const clock = () => clocks.now(wall);
-  const core: Core = { q: prepareQueries(db), makeId: options.newOrderId ?? newOrderId, makeExecutionId: options.newExecutionId ?? newOrderId, cache: createWriteCache(db) };
+  const core: Core = {
+    q: prepareQueries(db),
+    makeId: options.newOrderId ?? newOrderId,
+    makeExecutionId: options.newExecutionId ?? newOrderId,
+    cache: createWriteCache(db),
+    sweepAll: options.sweepAll,
+  };
   const { q } = core;
 
   const immediate = db.transaction(<R>(body: () => R): R => {

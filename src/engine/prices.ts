@@ -75,7 +75,7 @@ export const crosses = (t: Triggers, from: number, to: number): boolean =>
 export function sweepCrossed(core: Core, instrument: string, from: number | null, to: number, time: string, effects: Effects): boolean {
   const start = from ?? to;
   const triggers = triggersOf(core, instrument);
-  if (!crosses(triggers, start, to)) return false;
+  if (!core.sweepAll && !crosses(triggers, start, to)) return false;
   work(core, triggers.ids.map((id) => ({ id, from: start })), to, time, effects);
   // Fills, triggers, OCO cancels and brackets change working orders, of this instrument or another.
   core.cache.triggers.clear();

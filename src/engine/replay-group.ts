@@ -23,7 +23,7 @@ export interface ReplayGroupOptions {
 }
 
 /** Whether a move reaches any working order of the instrument (the index, no read once built). */
-const crossesAny = (core: Core, instrument: string, from: number | null, to: number) => crosses(triggersOf(core, instrument), from ?? to, to);
+const crossesAny = (core: Core, instrument: string, from: number | null, to: number) => core.sweepAll === true || crosses(triggersOf(core, instrument), from ?? to, to);
 
 /** The time a running clock has reached, without the reader's cap (the driver's own schedule). */
 export const dueTime = (state: ClockState, wallNow: number): number => replayTime({ ...state, untilMs: null }, wallNow);

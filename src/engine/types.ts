@@ -207,6 +207,11 @@ export interface EngineOptions {
   newExecutionId?: () => string;
   /** How long a write waits for another process's write lock (default 15 s). */
   busyTimeoutMs?: number;
+  /**
+   * Every price move runs every working order in time priority, as before the index of what moves
+   * reach them (issue 29); tests hold the index to this plain sweep. Off by default.
+   */
+  sweepAll?: boolean;
 }
 
 /** One operation of a group: what it returned, or what it threw (it was rolled back alone). */
