@@ -92,7 +92,8 @@ export function statusLine(ctx: CommandContext, enabled = true): { show(text: st
     show(text) {
       if (!tty || Date.now() - shown < 100) return;
       shown = Date.now();
-      const line = text.slice(0, Math.max(20, (ctx.io.stderr.columns ?? 80) - 1));
+      // A terminal that reports no size (0 columns, as some ptys) is taken to have 80.
+      const line = text.slice(0, Math.max(20, (ctx.io.stderr.columns || 80) - 1));
       ctx.io.stderr.write(`\r${line.padEnd(width)}`);
       width = line.length;
     },
