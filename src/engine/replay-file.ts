@@ -57,9 +57,10 @@ const cannotRead = (file: string, error: unknown) => {
   });
 };
 
-/** Whole lines of the file, a chunk's worth at a time: those of `text` before `end`; `first` is the number of the first. */
+/** Whole lines of the file, a chunk's worth at a time: those of `text` from `start` to `end`; `first` is the number of the first. */
 interface Lines {
   text: string;
+  start: number;
   end: number;
   first: number;
 }
@@ -68,7 +69,7 @@ interface Lines {
 function eachLine(chunk: Lines, each: (text: string, from: number, to: number, number: number) => void): void {
   const { text, end } = chunk;
   let number = chunk.first;
-  for (let start = 0; start < end; ) {
+  for (let start = chunk.start; start < end; ) {
     let newline = text.indexOf('\n', start);
     if (newline < 0 || newline > end) newline = end;
     each(text, start, newline, number++);
@@ -87,12 +88,25 @@ async function* lines(file: string, gzip: boolean, progress: ReadProgress): Asyn
   try {
     for await (const chunk of stream) {
       progress.bytes = raw.bytesRead;
-      const text = rest + decoder.write(chunk as Buffer);
+      // The chunk's text is read where it is (a string made of two is slower to read by character):
+      // only the line the last chunk left unfinished is joined, on its own.
+      const text = decoder.write(chunk as Buffer);
+      let start = 0;
+      if (rest !== '') {
+        const newline = text.indexOf('\n');
+        if (newline < 0) {
+          rest += text;
+          continue;
+        }
+        const line = rest + text.slice(0, newline + 1);
+        yield { text: line, start: 0, end: line.length, first: ++number };
+        start = newline + 1;
+      }
       const end = text.lastIndexOf('\n') + 1;
-      rest = text.slice(end);
-      if (end === 0) continue;
-      yield { text, end, first: number + 1 };
-      for (let i = text.indexOf('\n'); i >= 0 && i < end; i = text.indexOf('\n', i + 1)) number++;
+      rest = text.slice(Math.max(start, end));
+      if (end <= start) continue;
+      yield { text, start, end, first: number + 1 };
+      for (let i = text.indexOf('\n', start); i >= 0 && i < end; i = text.indexOf('\n', i + 1)) number++;
     }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code?.startsWith('Z_')) throw new UsageError(`${file}: not a whole gzip file (${(error as Error).message})`, { hint: 'Nothing was replayed past the damage.' });
@@ -101,7 +115,7 @@ async function* lines(file: string, gzip: boolean, progress: ReadProgress): Asyn
     raw.destroy();
   }
   rest += decoder.end();
-  if (rest !== '') yield { text: rest, end: rest.length, first: number + 1 };
+  if (rest !== '') yield { text: rest, start: 0, end: rest.length, first: number + 1 };
 }
 
 /** An open replay file: checked (`check`), then read (`records`) as often as needed, then closed. */

@@ -111,6 +111,7 @@ describe('help', () => {
       'sandbox save',
       'sandbox restore',
       'sandbox reset',
+      'sandbox clock',
     ]);
   });
 
