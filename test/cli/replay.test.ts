@@ -171,7 +171,7 @@ describe('the progress line', () => {
       drawn = t.screen();
     });
     expect(shown.code).toBe(0);
-    expect(drawn).toMatch(/\d+%  [\d,]+ records\/s  2026-03-18T14:\d\d:\d\dZ  \S+ left  ES 06-26 500\d(\.\d+)?  fills 0/);
+    expect(drawn).toMatch(/\d+%  [\d,]+ records\/s  2026-03-18T1[45]:\d\d:\d\dZ  \S+ left  fills 0  ES 06-26 500\d(\.\d+)?/);
     let quiet = '';
     await runInPty(['price', 'replay', file, '--instrument', ES, '--speed', 'max', '--json'], env, async (t) => {
       await t.waitFor('"success":true');

@@ -118,7 +118,8 @@ const duration = (seconds: number) =>
 
 /**
  * The progress line: percent of the file read, records a second, the replayed time, the time
- * left (from the bytes left at full speed, from the replayed time left at a pace), fills.
+ * left (from the bytes left at full speed, from the replayed time left at a pace), fills, the
+ * last prices.
  */
 export function progressText(plan: ReplayPlan, tally: ReplayTally, clock: ClockState): string {
   const { bytes, size } = planProgress(plan);
@@ -127,7 +128,8 @@ export function progressText(plan: ReplayPlan, tally: ReplayTally, clock: ClockS
   const now = replayTime(clock, Date.now());
   const left = clock.paused ? 'paused' : clock.speed === 0 ? `${duration(tally.seconds > 0 && bytes > 0 ? ((size - bytes) * tally.seconds) / bytes : NaN)} left` : `${duration((plan.lastMs - now) / 1000 / clock.speed)} left`;
   const last = [...tally.last].map(([i, p]) => `${i} ${formatPrice(p)}`).join(', ');
-  return `${percent}%  ${rate.toLocaleString('en-US')} records/s  ${iso(now).slice(0, 19)}Z  ${left}  ${last}  fills ${tally.fills}`;
+  // The last prices last: a narrow terminal cuts them, not the figures.
+  return `${percent}%  ${rate.toLocaleString('en-US')} records/s  ${iso(now).slice(0, 19)}Z  ${left}  fills ${tally.fills}  ${last}`;
 }
 
 /**
