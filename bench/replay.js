@@ -3,12 +3,17 @@
 // end to end (the whole `trade price replay` process: start-up, both passes over the file, the
 // store's writes) and the process's peak resident memory. The files are generated here, never
 // shipped. `node bench/replay.js [--bin PATH] [--sizes 1000000,5000000]` runs it alone, against
-// any build (the run before a change: `--bin /tmp/base/bin/trade.js`).
+// any build (the run before a change: `--bin /tmp/base/bin/trade.js`). Beside the wall time it
+// records the process's CPU time and the machine's load average, since on a shared machine the
+// wall time says as much about the neighbours as about the code.
 import { spawnSync } from 'node:child_process';
 import { createWriteStream, readFileSync, rmSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BIN, childEnv, RSS, tempDir } from './util.js';
+import { BIN, childEnv, tempDir } from './util.js';
+
+const USAGE = fileURLToPath(new URL('./usage.cjs', import.meta.url));
 
 export const INSTRUMENT = 'ES 03-27';
 const START = Date.parse('2026-03-16T13:30:00Z');
@@ -87,15 +92,16 @@ export async function replayOnce(bin, count) {
     await writeTicks(file, count);
     const home = join(dir, 'home');
     prepareStore(bin, home);
-    const rssFile = join(dir, 'rss');
-    const argv = ['--require', RSS, bin, 'price', 'replay', file, '--instrument', INSTRUMENT, '--speed', 'max', '--json'];
+    const usageFile = join(dir, 'usage.json');
+    const argv = ['--require', USAGE, bin, 'price', 'replay', file, '--instrument', INSTRUMENT, '--speed', 'max', '--json'];
     const start = process.hrtime.bigint();
-    const run = spawnSync(process.execPath, argv, { env: childEnv({ TRADE_HOME: home, RSS_FILE: rssFile }), encoding: 'utf8', maxBuffer: 1 << 26 });
+    const run = spawnSync(process.execPath, argv, { env: childEnv({ TRADE_HOME: home, USAGE_FILE: usageFile }), encoding: 'utf8', maxBuffer: 1 << 26 });
     const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-    const peakKiB = Number(readFileSync(rssFile, 'utf8').trim().split('\n').pop());
-    if (run.status !== 0) return { ticks: count, ok: false, exit: run.status, error: run.stderr.trim().split('\n')[0], seconds: round(seconds, 1), peakMiB: round(peakKiB / 1024, 1) };
+    const usage = JSON.parse(readFileSync(usageFile, 'utf8'));
+    const measured = { seconds: round(seconds, 2), cpuSeconds: round(usage.userSeconds + usage.systemSeconds, 2), peakMiB: round(usage.maxRssKiB / 1024, 1), load: round(loadavg()[0], 1) };
+    if (run.status !== 0) return { ticks: count, ok: false, exit: run.status, error: run.stderr.trim().split('\n')[0], ...measured };
     const summary = JSON.parse(run.stdout.trim().split('\n').pop());
-    return { ticks: count, ok: true, seconds: round(seconds, 2), ticksPerSecond: Math.round(count / seconds), peakMiB: round(peakKiB / 1024, 1), fills: summary.fills };
+    return { ticks: count, ok: true, ticksPerSecond: Math.round(count / seconds), ...measured, fills: summary.fills };
   } finally {
     rmSync(dir, { recursive: true, force: true });
     cleanup();

@@ -6,6 +6,7 @@
  * clock reaches its time. A paused clock sets nothing; a step sets exactly its records or time.
  * The clock is given back when the replay ends, is stopped, or fails.
  */
+import { EventEmitter } from 'node:events';
 import type { ClockControl, ClockState } from '../service/session-clock.js';
 import type { OpenReplayFile, ReadProgress, ReplayFile, ReplayWindow } from './replay-file.js';
 import { dueTime } from './replay-group.js';
@@ -92,14 +93,24 @@ async function* merged(plan: ReplayPlan): AsyncGenerator<ReplayRecord[]> {
   if (out.length > 0) yield out;
 }
 
-/** Waits `ms`, or less when the replay is stopped meanwhile. */
+/**
+ * In one process (a `trade serve` driving its own replay) a control request wakes the replay at
+ * once, and a group wakes whoever waits for a step; across processes both look at the store's
+ * clock every CLOCK_POLL_MS.
+ */
+const nearby = new EventEmitter().setMaxListeners(0);
+
+/** Waits `ms`, or less when the replay is stopped or a control request comes meanwhile. */
 function sleep(ms: number, stopped: Promise<string>): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, Math.max(0, ms));
-    void stopped.then(() => {
+    const done = () => {
       clearTimeout(timer);
+      nearby.off('control', done);
       resolve();
-    });
+    };
+    const timer = setTimeout(done, Math.max(0, ms));
+    nearby.on('control', done);
+    void stopped.then(done);
   });
 }
 
@@ -175,6 +186,7 @@ export async function driveReplay(
         for (const [instrument, price] of group.last) tally.last.set(instrument, price);
         tally.seconds = (performance.now() - started) / 1000;
         onGroup(tally, group.clock);
+        nearby.emit('advanced');
         // Between two groups the event loop runs: a server's requests, a signal.
         await turn();
       } else if (!control) {
@@ -201,11 +213,20 @@ export const STEP_WAIT_MS = 30_000;
  */
 export async function controlClock(engine: Engine, request: ClockControl, waitMs = STEP_WAIT_MS): Promise<{ done: boolean; state: ClockState }> {
   const { seq } = engine.controlClock(request);
+  nearby.emit('control');
   const deadline = Date.now() + waitMs;
   for (;;) {
     const state = engine.clockState();
     if (!state.replay || state.ackSeq >= seq) return { done: true, state };
     if (Date.now() > deadline) return { done: false, state };
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        nearby.off('advanced', done);
+        resolve();
+      };
+      const timer = setTimeout(done, 10);
+      nearby.on('advanced', done);
+    });
   }
 }
