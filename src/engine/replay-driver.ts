@@ -10,7 +10,7 @@ import { EventEmitter } from 'node:events';
 import type { ClockControl, ClockState } from '../service/session-clock.js';
 import type { OpenReplayFile, ReadProgress, ReplayFile, ReplayWindow } from './replay-file.js';
 import { dueTime } from './replay-group.js';
-import type { Engine, ReplayRecord } from './types.js';
+import type { Engine, ReplayCounts, ReplayRecord } from './types.js';
 
 /** One file of a replay: checked, still open for its second pass. */
 export interface ReplaySource {
@@ -34,14 +34,7 @@ export interface ReplayPlan {
 }
 
 /** What a replay did. */
-export interface ReplayTally {
-  records: number;
-  prices: number;
-  fills: number;
-  cancelled: number;
-  expired: number;
-  brackets: number;
-  last: Map<string, number>;
+export interface ReplayTally extends ReplayCounts {
   /** The replayed time of the first and last record set. */
   firstMs?: number;
   lastMs?: number;

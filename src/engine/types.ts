@@ -18,9 +18,9 @@ export interface ReplayRecord {
   path?: number[];
 }
 
-/** What one replay group did (Engine.replayGroup). */
-export interface ReplayGroup {
-  /** Records set, from the front of the batch. */
+/** What replayed records did: a group's (Engine.replayGroup), or a whole replay's. */
+export interface ReplayCounts {
+  /** Records set. */
   records: number;
   /** Prices set (a price equal to the last one is not set again). */
   prices: number;
@@ -29,8 +29,12 @@ export interface ReplayGroup {
   /** DAY orders expired at the replayed session's close. */
   expired: number;
   brackets: number;
-  /** The last price set of each instrument the group moved. */
+  /** The last price set of each instrument they moved. */
   last: Map<string, number>;
+}
+
+/** What one replay group did: its records are the batch's first ones. */
+export interface ReplayGroup extends ReplayCounts {
   /** The clock after the group. */
   clock: ClockState;
 }

@@ -29,15 +29,15 @@ describe('a replay killed midway', () => {
     // 20,000 ticks 100 ms apart, a tick up every 40: 5000 to 5124.75 over 2,000 s of replayed time.
     await writeTickFile(file, { count: 20_000, make: (i) => ({ time: T0 + i * 100, price: 5000 + 0.25 * Math.floor(i / 40) }) });
     expect((await runCli(['price', 'set', ES, '5000'], env)).code).toBe(0);
-    // Forty sells, three ticks apart from 5000.75: the trend fills one every 12 s of replayed time.
-    const limits = Array.from({ length: 40 }, (_, k) => 5000.75 + 0.75 * k);
+    // Twenty-four sells, five ticks apart from 5001.25: the trend fills one every 20 s of replayed time.
+    const limits = Array.from({ length: 24 }, (_, k) => 5001.25 + 1.25 * k);
     for (const price of limits) {
       const placed = await runCli(['place', '--account', 'Sim101', '--instrument', ES, '--action', 'SELL', '--quantity', '1', '--order-type', 'LIMIT', '--limit-price', String(price), '--tif', 'GTC'], env);
       expect(placed.code).toBe(0);
     }
     const watch = startBin(['watch', 'orders', '--account', 'Sim101', '--json'], env);
     await watch.line(/"orderState":"Working"/);
-    // 100 times real time: the file would take 20 s; it is killed once five fills were reported.
+    // 100 times real time: the file would take 20 s; it is killed once five fills were reported (about 1 s).
     const replay = startBin(['price', 'replay', file, '--instrument', ES, '--speed', '100', '--json'], env);
     const reported = new Set<string>();
     for (let from = 0; reported.size < 5; ) {
@@ -68,7 +68,7 @@ describe('a replay killed midway', () => {
     expect(clock.clock.replay).toBe(false);
     const again = await runCli(['price', 'replay', file, '--instrument', ES, '--speed', 'max', '--json'], env);
     expect(again.code, again.stderr).toBe(0);
-    expect(queryStore(env, "SELECT COUNT(*) AS n FROM orders WHERE state = 'FILLED'")).toEqual([{ n: 40 }]);
+    expect(queryStore(env, "SELECT COUNT(*) AS n FROM orders WHERE state = 'FILLED'")).toEqual([{ n: 24 }]);
     expect(checkStore(storeFile(env))).toMatchObject({ integrity: 'ok', fillMismatches: 0 });
   });
 });
