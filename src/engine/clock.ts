@@ -94,7 +94,13 @@ export function createClockStore(db: Db) {
     return r;
   }
 
-  const write = (sql: string, ...params: unknown[]) => db.prepare(sql).run(...params);
+  // Each statement is prepared once: a replay writes the clock at every group.
+  const prepared = new Map<string, ReturnType<typeof db.prepare<unknown[]>>>();
+  const write = (sql: string, ...params: unknown[]) => {
+    let statement = prepared.get(sql);
+    if (!statement) prepared.set(sql, (statement = db.prepare<unknown[]>(sql)));
+    return statement.run(...params);
+  };
 
   return {
     /** The clock's state: the wall clock's when no live replay drives it. */

@@ -106,55 +106,67 @@ export function setPriceIn(core: Core, instrument: string, price: number, time: 
  * exactly what the ticks would give.
  */
 export function createPriceGroup(core: Core) {
-  interface Point {
-    n: number;
-    price: number;
-    timeMs: number;
-  }
+  /** An instrument's minute so far: its first, highest, lowest and last price, each with its time and rank. Changed in place, tick after tick. */
   interface Minute {
     minute: number;
-    open: Point;
-    high: Point;
-    low: Point;
-    close: Point;
+    /** The four points as [price, time, rank] × open, high, low, close. */
+    points: Float64Array;
+    /** Whether the minute has points not yet written. */
+    open: boolean;
   }
+  const OPEN = 0;
+  const HIGH = 3;
+  const LOW = 6;
+  const CLOSE = 9;
   const minutes = new Map<string, Minute>();
-  const rows = new Map<string, Point>();
   let n = 0;
   const iso = (ms: number) => new Date(ms).toISOString();
 
   function write(instrument: string, m: Minute): void {
-    const points = [m.open, m.high, m.low, m.close].sort((a, b) => a.n - b.n);
-    for (let i = 0; i < points.length; i++) {
-      if (i > 0 && points[i]!.n === points[i - 1]!.n) continue;
-      core.q.insertTick.run(instrument, points[i]!.price, iso(points[i]!.timeMs));
+    const p = m.points;
+    const order = [OPEN, HIGH, LOW, CLOSE].sort((a, b) => p[a + 2]! - p[b + 2]!);
+    for (let i = 0; i < order.length; i++) {
+      if (i > 0 && p[order[i]! + 2] === p[order[i - 1]! + 2]) continue;
+      core.q.insertTick.run(instrument, p[order[i]!]!, iso(p[order[i]! + 1]!));
     }
+    m.open = false;
   }
+
+  const put = (p: Float64Array, at: number, price: number, timeMs: number, rank: number) => {
+    p[at] = price;
+    p[at + 1] = timeMs;
+    p[at + 2] = rank;
+  };
 
   return {
     /** A new last price at `timeMs`. */
     set(instrument: string, price: number, timeMs: number): void {
       core.cache.prices.set(instrument, price);
       const minute = Math.floor(timeMs / 60_000);
-      const point = { n: n++, price, timeMs };
-      rows.set(instrument, point);
-      const m = minutes.get(instrument);
-      if (!m || m.minute !== minute) {
-        if (m) write(instrument, m);
-        minutes.set(instrument, { minute, open: point, high: point, low: point, close: point });
+      const rank = n++;
+      let m = minutes.get(instrument);
+      if (!m) minutes.set(instrument, (m = { minute, points: new Float64Array(12), open: false }));
+      const p = m.points;
+      if (!m.open || m.minute !== minute) {
+        if (m.open) write(instrument, m);
+        m.minute = minute;
+        m.open = true;
+        for (const at of [OPEN, HIGH, LOW, CLOSE]) put(p, at, price, timeMs, rank);
         return;
       }
-      if (price > m.high.price) m.high = point;
-      if (price < m.low.price) m.low = point;
-      m.close = point;
+      if (price > p[HIGH]!) put(p, HIGH, price, timeMs, rank);
+      if (price < p[LOW]!) put(p, LOW, price, timeMs, rank);
+      put(p, CLOSE, price, timeMs, rank);
     },
     /** The group's end: the history kept so far and the last prices (the rest of a minute starts again). */
     flush(): Map<string, number> {
-      for (const [instrument, m] of minutes) write(instrument, m);
+      const last = new Map<string, number>();
+      for (const [instrument, m] of minutes) {
+        if (m.open) write(instrument, m);
+        core.q.upsertPrice.run(instrument, m.points[CLOSE]!, iso(m.points[CLOSE + 1]!));
+        last.set(instrument, m.points[CLOSE]!);
+      }
       minutes.clear();
-      for (const [instrument, point] of rows) core.q.upsertPrice.run(instrument, point.price, iso(point.timeMs));
-      const last = new Map([...rows].map(([instrument, point]) => [instrument, point.price]));
-      rows.clear();
       return last;
     },
   };

@@ -118,11 +118,10 @@ async function* lines(file: string, gzip: boolean, progress: ReadProgress): Asyn
   if (rest !== '') yield { text: rest, start: 0, end: rest.length, first: number + 1 };
 }
 
-/** An open replay file: checked (`check`), then read (`records`) as often as needed, then closed. */
+/** A replay file: checked (`check`), then read (`records`) as often as needed. Each pass opens it anew: nothing stays open between them. */
 export interface OpenReplayFile {
   check(fallback: string | undefined, window: ReplayWindow, progress?: ReadProgress): Promise<ReplayFile>;
   records(checked: ReplayFile, fallback: string | undefined, window: ReplayWindow, progress?: ReadProgress): AsyncGenerator<ReplayRecord[]>;
-  close(): Promise<void>;
 }
 
 const stampOf = async (file: string) => {
@@ -246,8 +245,5 @@ export async function openReplayFile(file: string): Promise<OpenReplayFile> {
         throw error;
       }
     },
-
-    // Nothing stays open between two passes.
-    close: async () => undefined,
   };
 }

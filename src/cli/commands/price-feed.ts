@@ -324,14 +324,11 @@ export async function driveFeed(engine: Engine, feed: Feed, stopped: Promise<str
     const tally = await driveFollow(engine, feed.remote, feed.instruments, feed.timeoutMs, stopped, note, (t) => onStep(t));
     return { tally, summary: `following ${feed.instruments.join(', ')} stopped after ${tally.prices} prices` };
   } finally {
-    await releaseFeeds([feed]);
+    if (feed.kind === 'follow') await feed.remote.close();
   }
 }
 
-/** Closes what feeds hold (a follow's connection, a replay's files); safe to call twice. */
+/** Closes what feeds hold (a follow's connection) when they will never be driven. */
 export async function releaseFeeds(feeds: readonly Feed[]): Promise<void> {
-  for (const feed of feeds) {
-    if (feed.kind === 'follow') await feed.remote.close();
-    if (feed.kind === 'replay') await (await import('./price-replay.js')).closeReplay(feed.plan);
-  }
+  for (const feed of feeds) if (feed.kind === 'follow') await feed.remote.close();
 }

@@ -50,8 +50,7 @@ export const fallbackInstrument = (raw: string | undefined) =>
 
 /**
  * Opens and checks every file (the first pass: nothing is set), each with its own --instrument.
- * `onChecking` sees the bytes read so far. The caller closes the plan (closeReplay) once it has
- * replayed it or will not.
+ * `onChecking` sees the bytes read so far.
  */
 export async function planReplay(
   files: Array<{ file: string; instrument?: string }>,
@@ -59,17 +58,11 @@ export async function planReplay(
   onChecking: (file: string, progress: ReadProgress) => void = () => undefined,
 ): Promise<ReplayPlan> {
   const sources: ReplaySource[] = [];
-  try {
-    for (const { file, instrument } of files) {
-      const reader = await openReplayFile(file);
-      const progress: ReadProgress = { bytes: 0, size: 0 };
-      sources.push({ file: undefined as never, reader, fallback: instrument, progress });
-      onChecking(file, progress);
-      sources[sources.length - 1]!.file = await reader.check(instrument, window, progress);
-    }
-  } catch (error) {
-    await closeReplay({ sources } as ReplayPlan);
-    throw error;
+  for (const { file, instrument } of files) {
+    const reader = await openReplayFile(file);
+    const progress: ReadProgress = { bytes: 0, size: 0 };
+    onChecking(file, progress);
+    sources.push({ file: await reader.check(instrument, window, progress), reader, fallback: instrument, progress });
   }
   const checked = sources.map((s) => s.file);
   return {
@@ -81,11 +74,6 @@ export async function planReplay(
     lastMs: Math.max(...checked.map((f) => f.windowLastMs)),
     describe: checked.map((f) => f.file).join(', '),
   };
-}
-
-/** Closes a plan's files. */
-export async function closeReplay(plan: ReplayPlan): Promise<void> {
-  for (const source of plan.sources) await source.reader.close().catch(() => undefined);
 }
 
 const iso = (ms: number | undefined) => (ms === undefined ? '-' : new Date(ms).toISOString());
@@ -159,7 +147,6 @@ export async function runPriceReplay(ctx: CommandContext, files: string[], optio
   } finally {
     stop.dispose();
     status.done();
-    await closeReplay(plan);
   }
   const file = files.length === 1 ? { file: files[0] } : { files };
   if (options.json) {

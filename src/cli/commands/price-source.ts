@@ -77,8 +77,8 @@ async function paramsOf(ctx: CommandContext, source: PriceSourceKind, target: st
   if (source === 'replay') {
     if (file === undefined) throw new UsageError('The replay source needs a FILE: trade price source replay FILE [--instrument I]', { hint: 'Nothing was changed.' });
     const speed = parseSpeed(options.speed);
-    const { closeReplay, planReplay } = await import('./price-replay.js');
-    await closeReplay(await planReplay([{ file, instrument: target === '*' ? undefined : target }]));
+    const { planReplay } = await import('./price-replay.js');
+    await planReplay([{ file, instrument: target === '*' ? undefined : target }]);
     return { file: resolve(file), speed };
   }
   if (file !== undefined) throw new UsageError(`A FILE goes with the replay source only, not ${source}`, { hint: 'Nothing was changed.' });
