@@ -32,7 +32,7 @@ import Database from 'better-sqlite3';
 import { type Db, openStore, SCHEMA_VERSION } from './store.js';
 import { guardEngine, toStoreError } from './store-errors.js';
 import { createTrading } from './trading.js';
-import type { ClockClaim, ClockControl, ContractSettings, Engine, EngineOptions, OrderFilter, OrderListFilter, Page, Paged, PositionRecord, ReplayGroup, ReplayRecord, Settled } from './types.js';
+import type { ClockClaim, ClockControl, ContractSettings, Engine, EngineOptions, OrderFilter, OrderListFilter, Page, Paged, PositionRecord, ReplayBatch, ReplayGroup, Settled } from './types.js';
 
 export * from './types.js';
 export { DEFAULT_SOURCE, PRICE_SOURCES, type PriceSourceKind, type PriceSourceParams, type PriceSourceRecord } from './sources.js';
@@ -175,10 +175,10 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
   }, true);
 
   // The session clock (issue 29): a replay takes it, moves it group by group, and gives it back.
-  const replayGroupWrite = db.transaction((batch: readonly ReplayRecord[], eof: boolean, budgetMs: number) => runReplayGroup(core, clocks, batch, { eof, budgetMs }));
-  function replayGroup(batch: readonly ReplayRecord[], options: { eof: boolean; budgetMs?: number }): ReplayGroup {
+  const replayGroupWrite = db.transaction((batch: ReplayBatch, from: number, eof: boolean, budgetMs: number) => runReplayGroup(core, clocks, batch, { from, eof, budgetMs }));
+  function replayGroup(batch: ReplayBatch, options: { from?: number; eof: boolean; budgetMs?: number }): ReplayGroup {
     try {
-      return replayGroupWrite.immediate(batch, options.eof, options.budgetMs ?? 25) as ReplayGroup;
+      return replayGroupWrite.immediate(batch, options.from ?? 0, options.eof, options.budgetMs ?? 25) as ReplayGroup;
     } catch (error) {
       core.cache.reset();
       throw error;

@@ -10,7 +10,8 @@ import { EventEmitter } from 'node:events';
 import type { ClockControl, ClockState } from '../service/session-clock.js';
 import type { OpenReplayFile, ReadProgress, ReplayFile, ReplayWindow } from './replay-file.js';
 import { dueTime } from './replay-group.js';
-import type { Engine, ReplayCounts, ReplayRecord } from './types.js';
+import { appendFrom, createBatch, pushRecord } from './replay-batch.js';
+import type { Engine, ReplayBatch, ReplayCounts } from './types.js';
 
 /** One file of a replay: checked, still open for its second pass. */
 export interface ReplaySource {
@@ -52,38 +53,43 @@ const GROUP_BUDGET_MS = 25;
 export const CLOCK_POLL_MS = 20;
 
 /** Every file's batches merged by time (the files are each in order); one file passes through. */
-async function* merged(plan: ReplayPlan): AsyncGenerator<ReplayRecord[]> {
+async function* merged(plan: ReplayPlan): AsyncGenerator<ReplayBatch> {
   const streams = plan.sources.map((s) => s.reader.records(s.file, s.fallback, plan.window, s.progress));
   if (streams.length === 1) {
     yield* streams[0]!;
     return;
   }
-  const heads: Array<{ batch: ReplayRecord[]; at: number } | undefined> = await Promise.all(
-    streams.map(async (s) => {
-      const next = await s.next();
-      return next.done ? undefined : { batch: next.value, at: 0 };
-    }),
-  );
-  let out: ReplayRecord[] = [];
-  for (;;) {
-    let pick = -1;
-    for (let i = 0; i < heads.length; i++) {
-      const head = heads[i];
-      if (head && (pick < 0 || head.batch[head.at]!.timeMs < heads[pick]!.batch[heads[pick]!.at]!.timeMs)) pick = i;
+  try {
+    const heads: Array<{ batch: ReplayBatch; at: number } | undefined> = await Promise.all(
+      streams.map(async (s) => {
+        const next = await s.next();
+        return next.done ? undefined : { batch: next.value, at: 0 };
+      }),
+    );
+    let out = createBatch(GROUP_RECORDS);
+    for (;;) {
+      let pick = -1;
+      for (let i = 0; i < heads.length; i++) {
+        const head = heads[i];
+        if (head && (pick < 0 || head.batch.times[head.at]! < heads[pick]!.batch.times[heads[pick]!.at]!)) pick = i;
+      }
+      if (pick < 0) break;
+      const head = heads[pick]!;
+      const at = head.at++;
+      pushRecord(out, head.batch.instruments[at]!, head.batch.times[at]!, head.batch.prices[at]!, head.batch.paths.get(at));
+      if (head.at === head.batch.length) {
+        const next = await streams[pick]!.next();
+        heads[pick] = next.done ? undefined : { batch: next.value, at: 0 };
+      }
+      if (out.length >= GROUP_RECORDS) {
+        yield out;
+        out = createBatch(GROUP_RECORDS);
+      }
     }
-    if (pick < 0) break;
-    const head = heads[pick]!;
-    out.push(head.batch[head.at++]!);
-    if (head.at === head.batch.length) {
-      const next = await streams[pick]!.next();
-      heads[pick] = next.done ? undefined : { batch: next.value, at: 0 };
-    }
-    if (out.length >= GROUP_RECORDS) {
-      yield out;
-      out = [];
-    }
+    if (out.length > 0) yield out;
+  } finally {
+    await Promise.all(streams.map((s) => s.return(undefined)));
   }
-  if (out.length > 0) yield out;
 }
 
 /**
@@ -135,18 +141,22 @@ export async function driveReplay(
   const started = performance.now();
   const batches = merged(plan);
   try {
-    let buffer: ReplayRecord[] = [];
+    // The records read and not yet set: `buffer` from `at` on.
+    let buffer = createBatch(0);
+    let at = 0;
     let eof = false;
     let seenControl = -1;
     for (;;) {
       await Promise.resolve();
       if (stop) break;
-      while (!eof && buffer.length < GROUP_RECORDS) {
+      // At least a group's worth ahead (at a pace the record after the last due one caps the clock).
+      while (!eof && buffer.length - at < GROUP_RECORDS) {
         const next = await batches.next();
         if (next.done) eof = true;
-        else buffer = buffer.length === 0 ? next.value : buffer.concat(next.value);
+        else if (at === buffer.length) (buffer = next.value), (at = 0);
+        else (buffer = appendFrom(appendFrom(createBatch(buffer.length - at + next.value.length), buffer, at), next.value)), (at = 0);
       }
-      if (buffer.length === 0) break;
+      if (at === buffer.length) break;
       // Nothing to do while paused or until the next record is due, unless a control request came.
       const clock = engine.clockState();
       const control = clock.controlSeq !== seenControl;
@@ -158,18 +168,18 @@ export async function driveReplay(
           continue;
         }
         if (clock.speed > 0) {
-          const wait = (buffer[0]!.timeMs - dueTime(clock, Date.now())) / clock.speed;
+          const wait = (buffer.times[at]! - dueTime(clock, Date.now())) / clock.speed;
           if (wait > 0) {
             await sleep(Math.min(wait, CLOCK_POLL_MS), stopped);
             continue;
           }
         }
       }
-      const group = engine.replayGroup(buffer, { eof, budgetMs: GROUP_BUDGET_MS });
+      const group = engine.replayGroup(buffer, { from: at, eof, budgetMs: GROUP_BUDGET_MS });
       if (group.records > 0) {
-        tally.firstMs ??= buffer[0]!.timeMs;
-        tally.lastMs = buffer[group.records - 1]!.timeMs;
-        buffer = buffer.slice(group.records);
+        tally.firstMs ??= buffer.times[at]!;
+        tally.lastMs = buffer.times[at + group.records - 1]!;
+        at += group.records;
         tally.records += group.records;
         tally.prices += group.prices;
         tally.fills += group.fills;

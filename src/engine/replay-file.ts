@@ -14,7 +14,8 @@ import { parseAll, UsageError } from '../order/errors.js';
 import { parseInstrument } from '../order/schema.js';
 import { contractSpec, rootOf } from '../service/contracts.js';
 import { createFeedParser, type FeedRecord, feedError, nearestTicks, onGrid } from './price-feed.js';
-import type { ReplayRecord } from './types.js';
+import { createBatch, pushRecord } from './replay-batch.js';
+import type { ReplayBatch } from './types.js';
 
 const CHUNK = 256 * 1024;
 
@@ -121,7 +122,7 @@ async function* lines(file: string, gzip: boolean, progress: ReadProgress): Asyn
 /** A replay file: checked (`check`), then read (`records`) as often as needed. Each pass opens it anew: nothing stays open between them. */
 export interface OpenReplayFile {
   check(fallback: string | undefined, window: ReplayWindow, progress?: ReadProgress): Promise<ReplayFile>;
-  records(checked: ReplayFile, fallback: string | undefined, window: ReplayWindow, progress?: ReadProgress): AsyncGenerator<ReplayRecord[]>;
+  records(checked: ReplayFile, fallback: string | undefined, window: ReplayWindow, progress?: ReadProgress): AsyncGenerator<ReplayBatch>;
 }
 
 const stampOf = async (file: string) => {
@@ -218,7 +219,7 @@ export async function openReplayFile(file: string): Promise<OpenReplayFile> {
       const to = window.toMs ?? Infinity;
       try {
         let ended = false;
-        let out: ReplayRecord[] = [];
+        let out = createBatch(8192);
         const each = (text: string, fromAt: number, toAt: number, number: number) => {
           if (ended) return;
           const record = parser.lineAt(text, fromAt, toAt, number);
@@ -227,15 +228,15 @@ export async function openReplayFile(file: string): Promise<OpenReplayFile> {
             ended = true;
             return;
           }
-          const instrument = instrumentOf(record, fallback, instruments);
-          const price = record.prices[0]!;
-          // The parser fills one record again for the next line: what is kept is copied.
-          out.push(record.prices.length === 1 ? { instrument, timeMs: record.time, price } : { instrument, timeMs: record.time, price, path: [...record.prices] });
+          // The parser fills one record again for the next line: the batch copies what it keeps.
+          pushRecord(out, instrumentOf(record, fallback, instruments), record.time, record.prices[0]!, record.prices);
         };
         for await (const chunk of lines(file, gzip, progress)) {
           eachLine(chunk, each);
-          if (out.length > 0) yield out;
-          out = [];
+          if (out.length > 0) {
+            yield out;
+            out = createBatch(8192);
+          }
           if (ended) return;
         }
       } catch (error) {

@@ -13,9 +13,11 @@ import { expireDayOrders, hasExpiredDayOrders } from './expiry.js';
 import { assertOnTick } from './orders.js';
 import { createPriceGroup, crosses, sweepCrossed, triggersOf } from './prices.js';
 import { onGrid, tickSizeOf } from './price-feed.js';
-import type { ReplayGroup, ReplayRecord } from './types.js';
+import type { ReplayBatch, ReplayGroup } from './types.js';
 
 export interface ReplayGroupOptions {
+  /** The batch's first record not yet set. */
+  from: number;
   /** The batch ends the replay: its last record may be set at any pace. */
   eof: boolean;
   /** Stop taking records once this long has passed (at least 256 are taken when due). */
@@ -28,22 +30,24 @@ const crossesAny = (core: Core, instrument: string, from: number | null, to: num
 /** The time a running clock has reached, without the reader's cap (the driver's own schedule). */
 export const dueTime = (state: ClockState, wallNow: number): number => replayTime({ ...state, untilMs: null }, wallNow);
 
-/** How many records of the batch the clock lets this group set, and up to what time. */
-function allowance(state: ClockState, batch: readonly ReplayRecord[], eof: boolean, wallNow: number): { limit: number; dueMs: number } {
-  if (state.stepRecords !== null) return { limit: Math.min(batch.length, state.stepRecords), dueMs: Infinity };
-  if (state.stepUntilMs !== null) return { limit: batch.length, dueMs: state.stepUntilMs };
+/** How many of the `left` records the clock lets this group set, and up to what time. */
+function allowance(state: ClockState, left: number, eof: boolean, wallNow: number): { limit: number; dueMs: number } {
+  if (state.stepRecords !== null) return { limit: Math.min(left, state.stepRecords), dueMs: Infinity };
+  if (state.stepUntilMs !== null) return { limit: left, dueMs: state.stepUntilMs };
   if (state.paused) return { limit: 0, dueMs: -Infinity };
-  if (state.speed === 0) return { limit: batch.length, dueMs: Infinity };
+  if (state.speed === 0) return { limit: left, dueMs: Infinity };
   // At a pace, the batch's last record is the clock's cap until more is read (or the file ends).
-  return { limit: eof ? batch.length : batch.length - 1, dueMs: dueTime(state, wallNow) };
+  return { limit: eof ? left : left - 1, dueMs: dueTime(state, wallNow) };
 }
 
 /** Runs inside the group's IMMEDIATE transaction. */
-export function runReplayGroup(core: Core, clocks: ClockStore, batch: readonly ReplayRecord[], options: ReplayGroupOptions): ReplayGroup {
+export function runReplayGroup(core: Core, clocks: ClockStore, batch: ReplayBatch, options: ReplayGroupOptions): ReplayGroup {
   core.cache.sync();
   const state = clocks.mine();
   const wallNow = Date.now();
-  const { limit, dueMs } = allowance(state, batch, options.eof, wallNow);
+  const { from } = options;
+  const { limit, dueMs } = allowance(state, batch.length - from, options.eof, wallNow);
+  const { instruments, times, prices: tickPrices, paths } = batch;
   const deadline = performance.now() + options.budgetMs;
   const effects = newEffects();
   const group = createPriceGroup(core);
@@ -53,33 +57,35 @@ export function runReplayGroup(core: Core, clocks: ClockStore, batch: readonly R
   let lastTime = state.timeMs;
   let i = 0;
   for (; i < limit; i++) {
-    const record = batch[i]!;
-    if (record.timeMs > dueMs) break;
+    const at = from + i;
+    const instrument = instruments[at]!;
+    const timeMs = times[at]!;
+    if (timeMs > dueMs) break;
     if ((i & 255) === 255 && performance.now() > deadline) break;
     // DAY orders whose session ended by this record's time expire first (the cached first expiry: no read).
-    if (!(core.cache.dayExpiry! > record.timeMs) && hasExpiredDayOrders(core, new Date(record.timeMs))) {
-      expired += expireDayOrders(core, new Date(record.timeMs), effects).length;
+    if (!(core.cache.dayExpiry! > timeMs) && hasExpiredDayOrders(core, new Date(timeMs))) {
+      expired += expireDayOrders(core, new Date(timeMs), effects).length;
       core.cache.triggers.clear();
     }
     // The time as text only when something is written with it: most records cross nothing.
     let time: string | undefined;
-    const { path } = record;
+    const path = paths.size > 0 ? paths.get(at) : undefined;
     for (let k = 0, n = path ? path.length : 1; k < n; k++) {
-      const price = path ? path[k]! : record.price;
-      const previous = lastPrice(core, record.instrument) ?? null;
+      const price = path ? path[k]! : tickPrices[at]!;
+      const previous = lastPrice(core, instrument) ?? null;
       if (previous === price) continue;
-      if (!ticks.has(record.instrument)) ticks.set(record.instrument, tickSizeOf(record.instrument));
-      const tick = ticks.get(record.instrument);
-      if (tick !== undefined && !onGrid(price, tick)) assertOnTick('price', record.instrument, price);
-      group.set(record.instrument, price, record.timeMs);
+      if (!ticks.has(instrument)) ticks.set(instrument, tickSizeOf(instrument));
+      const tick = ticks.get(instrument);
+      if (tick !== undefined && !onGrid(price, tick)) assertOnTick('price', instrument, price);
+      group.set(instrument, price, timeMs);
       prices++;
-      if (crossesAny(core, record.instrument, previous, price)) sweepCrossed(core, record.instrument, previous, price, (time ??= new Date(record.timeMs).toISOString()), effects);
+      if (crossesAny(core, instrument, previous, price)) sweepCrossed(core, instrument, previous, price, (time ??= new Date(timeMs).toISOString()), effects);
     }
-    lastTime = record.timeMs;
+    lastTime = timeMs;
   }
   const last = group.flush();
 
-  const advance = advanceOf(state, batch, i, lastTime, options.eof, wallNow);
+  const advance = advanceOf(state, i < batch.length - from ? times[from + i]! : null, i, batch.length - from, lastTime, options.eof, wallNow);
   const changed = Object.entries(advance).some(([key, value]) => value !== (state as unknown as Record<string, unknown>)[key]);
   if (changed) clocks.advance(advance);
   return {
@@ -94,9 +100,11 @@ export function runReplayGroup(core: Core, clocks: ClockStore, batch: readonly R
   };
 }
 
-/** Where the clock is after a group that set `taken` records of the batch, the last at `lastTime`. */
-function advanceOf(state: ClockState, batch: readonly ReplayRecord[], taken: number, lastTime: number, eof: boolean, wallNow: number): ClockAdvance {
-  const next = batch[taken]?.timeMs ?? null;
+/**
+ * Where the clock is after a group that set `taken` of the `left` records, the last at
+ * `lastTime`; `next` is the time of the first one not set (null: none left in the batch).
+ */
+function advanceOf(state: ClockState, next: number | null, taken: number, left: number, lastTime: number, eof: boolean, wallNow: number): ClockAdvance {
   const base: ClockAdvance = {
     timeMs: state.timeMs,
     wallMs: state.wallMs,
@@ -107,7 +115,7 @@ function advanceOf(state: ClockState, batch: readonly ReplayRecord[], taken: num
     ackSeq: state.ackSeq,
     done: state.done + taken,
   };
-  const ends = eof && taken === batch.length;
+  const ends = eof && taken === left;
   if (state.stepRecords !== null) {
     const left = state.stepRecords - taken;
     const finished = left <= 0 || ends;

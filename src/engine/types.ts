@@ -18,6 +18,19 @@ export interface ReplayRecord {
   path?: number[];
 }
 
+/**
+ * Records of a replay in columns, without an object per record (replay-batch.ts): the i-th, for i
+ * below `length`, sets `prices[i]` (a tick's) or `paths.get(i)` (a bar's prices in order) of
+ * `instruments[i]` at `times[i]`. The typed arrays may be longer than `length`.
+ */
+export interface ReplayBatch {
+  length: number;
+  instruments: string[];
+  times: Float64Array;
+  prices: Float64Array;
+  paths: Map<number, number[]>;
+}
+
 /** What replayed records did: a group's (Engine.replayGroup), or a whole replay's. */
 export interface ReplayCounts {
   /** Records set. */
@@ -239,11 +252,11 @@ export interface Engine {
   /** Takes the store's clock for a replay from this process; refused (replay_running) while another has it. */
   claimClock(claim: ClockClaim): void;
   /**
-   * Sets records from the front of `batch` in one transaction, as many as the clock allows (all
-   * that are due at its pace, none while paused, those of a step); returns what they did after the
-   * commit. At a pace the batch's last record is set only with `eof`.
+   * Sets the batch's records from `from` on (default 0) in one transaction, as many as the clock
+   * allows (all that are due at its pace, none while paused, those of a step); returns what they
+   * did after the commit. At a pace the batch's last record is set only with `eof`.
    */
-  replayGroup(batch: readonly ReplayRecord[], options: { eof: boolean; budgetMs?: number }): ReplayGroup;
+  replayGroup(batch: ReplayBatch, options: { from?: number; eof: boolean; budgetMs?: number }): ReplayGroup;
   /** Gives the clock back: the wall clock again. */
   releaseClock(): void;
   /** Pause, resume, speed or step a running replay's clock (409 no_replay when none runs). */

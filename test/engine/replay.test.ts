@@ -13,6 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { createEngine, type Engine, type ReplayRecord } from '../../src/engine/engine.js';
 import { readSessionTime } from '../../src/engine/clock.js';
+import { batchOf } from '../../src/engine/replay-batch.js';
 import { simulate } from '../../src/engine/service.js';
 import { parseOrder } from '../../src/order/schema.js';
 import { parseArgs } from '../../src/service/operations.js';
@@ -68,7 +69,7 @@ function replay(engine: Engine, batch: ReplayRecord[], size = 64): { fills: numb
   let expired = 0;
   try {
     for (let at = 0; at < batch.length; ) {
-      const slice = batch.slice(at, at + size);
+      const slice = batchOf(batch.slice(at, at + size));
       const group = engine.replayGroup(slice, { eof: at + size >= batch.length });
       fills += group.fills;
       expired += group.expired;
@@ -170,7 +171,7 @@ describe('the session clock', () => {
     engines.push(reader);
     expect(engine.clockState().replay).toBe(false);
     expect(reader.now()).toEqual(wall);
-    const batch = records(ES, [5000, 5000.25, 5000.5, 5000.75, 5001], T0, 60_000);
+    const batch = batchOf(records(ES, [5000, 5000.25, 5000.5, 5000.75, 5001], T0, 60_000));
     engine.claimClock({ source: 'es.csv', startMs: T0, speed: 0, total: 5, paused: true });
     // Another connection (another process's engine), and a process that only reads the store.
     expect(reader.now().toISOString()).toBe('2026-03-18T14:00:00.000Z');
@@ -185,7 +186,7 @@ describe('the session clock', () => {
     expect(reader.lastPrice(ES)).toBe(5000.25);
     // A step of 90 s of replayed time: the records up to it, and the clock exactly 90 s on.
     engine.controlClock({ action: 'step', ms: 90_000 });
-    expect(engine.replayGroup(batch.slice(2), { eof: true })).toMatchObject({ records: 1, clock: { timeMs: T0 + 150_000, paused: true } });
+    expect(engine.replayGroup(batch, { from: 2, eof: true })).toMatchObject({ records: 1, clock: { timeMs: T0 + 150_000, paused: true } });
     expect(reader.now().toISOString()).toBe('2026-03-18T14:02:30.000Z');
     // A second replay is refused while this one holds the clock.
     expect(() => reader.claimClock({ source: 'other.csv', startMs: T0, speed: 0, total: 1 })).toThrow(/A replay already drives this store's clock \(es\.csv, process \d+\)/);
@@ -215,7 +216,7 @@ describe('the session clock', () => {
     const { engine, file } = open(() => new Date('2026-11-27T10:00:00Z'));
     engine.setPrice(ES, 5000);
     // 14:00 to 21:30 UTC on 2026-03-18, a record a minute: the close is 16:00 Chicago, 21:00 UTC (CDT).
-    const batch = records(ES, Array.from({ length: 451 }, (_, i) => 5000 + 0.25 * (i % 2)), T0, 60_000);
+    const batch = batchOf(records(ES, Array.from({ length: 451 }, (_, i) => 5000 + 0.25 * (i % 2)), T0, 60_000));
     engine.claimClock({ source: 'day.csv', startMs: T0, speed: 0, total: batch.length, paused: true });
     engine.controlClock({ action: 'step', records: 1 });
     engine.replayGroup(batch, { eof: false });
@@ -225,7 +226,7 @@ describe('the session clock', () => {
     engine.controlClock({ action: 'resume' });
     let expired = 0;
     for (let at = 1; at < batch.length; ) {
-      const group = engine.replayGroup(batch.slice(at, at + 100), { eof: at + 100 >= batch.length });
+      const group = engine.replayGroup(batch, { from: at, eof: true, budgetMs: 1 });
       expired += group.expired;
       at += group.records;
     }
