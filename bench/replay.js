@@ -99,7 +99,7 @@ export async function replayOnce(bin, count) {
     const seconds = Number(process.hrtime.bigint() - start) / 1e9;
     const usage = JSON.parse(readFileSync(usageFile, 'utf8'));
     const measured = { seconds: round(seconds, 2), cpuSeconds: round(usage.userSeconds + usage.systemSeconds, 2), peakMiB: round(usage.maxRssKiB / 1024, 1), load: round(loadavg()[0], 1) };
-    if (run.status !== 0) return { ticks: count, ok: false, exit: run.status, error: run.stderr.trim().split('\n')[0], ...measured };
+    if (run.status !== 0) return { ticks: count, ok: false, exit: run.status, error: errorLine(run.stderr), ...measured };
     const summary = JSON.parse(run.stdout.trim().split('\n').pop());
     return { ticks: count, ok: true, ticksPerSecond: Math.round(count / seconds), ...measured, fills: summary.fills };
   } finally {
@@ -109,6 +109,8 @@ export async function replayOnce(bin, count) {
 }
 
 const round = (n, digits) => Number(n.toFixed(digits));
+/** The line of stderr that says what went wrong (`Error: …`), else its first. */
+const errorLine = (stderr) => stderr.split('\n').find((l) => l.startsWith('Error')) ?? stderr.trim().split('\n')[0];
 
 export async function benchReplay({ bin = BIN, sizes = [1_000_000, 5_000_000] } = {}) {
   const runs = [];
