@@ -40,6 +40,7 @@ export const VALUE_RULES: Readonly<Record<string, ValueSpec>> = {
   '--profile': live('profiles'),
   '--backend': choices(BACKENDS),
   '--from': choices(REMOTE_BACKENDS),
+  'report --from': { kind: 'text' },
   '--tier': choices(TIERS),
   '--action': choices(ACTIONS),
   '--order-type': choices(ORDER_TYPES),

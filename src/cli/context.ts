@@ -27,6 +27,8 @@ export interface CommandContext {
   openEngine(): Promise<Engine>;
   /** The account to use when --account is not given (TRADE_ACCOUNT, else the config's `account`). */
   defaultAccount(): Promise<string | undefined>;
+  /** The time now: the engine's clock when a test gives one (ContextOptions.engine.now), else the system's. */
+  now(): Date;
   /** Secrets that must never be printed (the token, once known). */
   secrets(): string[];
   /** Adds a secret to redact from every line printed from now on (a token typed at `trade login`). */
@@ -76,7 +78,8 @@ export function createContext(io: Io, env: Env, options: ContextOptions = {}): M
         import('../guard/guard.js'),
         import('../guard/ledger.js'),
       ]);
-      const inner = await openBackend(settings, storePath(env), options.engine);
+      const opened = await openBackend(settings, storePath(env), options.engine);
+      const inner = settings.backend === 'embedded' ? opened : await recordExecutions(opened, settings, env, io, ctx.now);
       return guardBackend(inner, {
         rules,
         ledgerFile: ledgerPath(storePath(env)),
@@ -95,6 +98,7 @@ export function createContext(io: Io, env: Env, options: ContextOptions = {}): M
     async defaultAccount() {
       return (await ctx.settings()).account;
     },
+    now: () => (options.engine?.now ? options.engine.now() : new Date()),
     secrets: () => [...known, ...(env.TRADE_TOKEN ? [env.TRADE_TOKEN] : [])],
     addSecret(secret) {
       if (secret !== '' && !known.includes(secret)) known.push(secret);
@@ -106,6 +110,20 @@ export function createContext(io: Io, env: Env, options: ContextOptions = {}): M
     },
   };
   return ctx;
+}
+
+/** A remote backend that keeps the execution history (`trade report`, src/report/recorder.ts). */
+async function recordExecutions(backend: Backend, settings: Settings, env: Env, io: Io, now: () => Date): Promise<Backend> {
+  const [{ recordingBackend }, { historyPath, historyService, openHistory }] = await Promise.all([
+    import('../report/recorder.js'),
+    import('../report/history.js'),
+  ]);
+  return recordingBackend(backend, {
+    service: historyService(settings.backend, settings.backend === 'http' ? settings.baseUrl : settings.wsUrl),
+    history: () => openHistory(historyPath(storePath(env))),
+    clock: () => now().getTime(),
+    warn: (message) => io.err(io.errColor.yellow(`Warning: ${message}`)),
+  });
 }
 
 /** confirm-live at a terminal: the account's name typed back, exactly. */

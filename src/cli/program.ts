@@ -630,6 +630,38 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     });
 
   program
+    .command('report')
+    .summary('What the trading did: figures, trades, equity curve; --html for charts')
+    .description(
+      "Report the trades of one account or several over a window (default: the current trading day, from 17:00 Chicago): executions paired first-in first-out into trades, then net profit, gross profit and loss, win rate, profit factor, average and largest win and loss, average duration, maximum drawdown, the longest losing streak and a Sharpe ratio of daily returns, in money after commission, overall, per instrument and per trading day; open positions with their unrealized P&L apart. On embedded it reads the store; on http and ws the execution history trade keeps in the data directory (the service keeps executions for 900 s), brought up to date first.",
+    )
+    .option('--account <name>', 'the account (default: TRADE_ACCOUNT or the config, said on stderr; else every account)')
+    .option('--all-accounts', 'every account, whatever the default')
+    .option('--from <when>', 'start: a trading day (2025-09-03, from 17:00 Chicago the day before) or a time (2025-09-03T09:30, Chicago; or with Z or an offset)')
+    .option('--to <when>', 'end: a trading day (to its 17:00 Chicago close) or a time (default: now)')
+    .option('--days <n>', 'the last N trading days, the current one included (weekdays)')
+    .option('--instrument <instrument>', 'only this instrument (any form, resolved as for place)')
+    .option('--capital <amount>', 'the equity the curve starts from, for the drawdown percent and the Sharpe ratio (default 100000 per account)')
+    .option('--json', 'print the report as one JSON object (the same numbers)')
+    .option('--html <file>', 'also write a self-contained HTML page: summary, equity curve and drawdown, price charts with every entry and exit, the trades table')
+    .option('--open', 'open the --html page in the default browser')
+    .option('--follow', 'keep the report current: print it again at every new execution until Ctrl-C (--json: one object per line; --html: the file rewritten)')
+    .addHelpText(
+      'after',
+      examples(
+        'trade report --account Sim101',
+        'trade report --all-accounts --days 5',
+        'trade report --from 2025-09-02 --to 2025-09-03 --instrument ES --json',
+        'trade report --account Sim101 --html report.html --open',
+        'trade --backend ws report --follow',
+      ),
+    )
+    .action(async (options) => {
+      const { runReport } = await import('./commands/report.js');
+      await runReport(ctx, options);
+    });
+
+  program
     .command('account')
     .summary("One account's money: cash, net liquidation, P&L")
     .description("Show one account (GetAccount): cash, net liquidation, realized P&L of the trading day, unrealized P&L, buying power and status. With --watermarks, its P&L high-water marks (GetWatermarks).")
@@ -678,11 +710,11 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
 
   const watch = program
     .command('watch')
-    .summary('Stream quotes, P&L or order changes until Ctrl-C')
+    .summary('Stream quotes, P&L, order changes or executions until Ctrl-C')
     .description(
       "Print one line per update until Ctrl-C (SIGINT) or SIGTERM, which end it with exit 0. On ws the updates come from the service's WebSocket streams (orders are polled: the service has no order stream); on http they come from polling the read operations, at most 2 requests a second (the service allows 3); on embedded from the local store, seeing prices set by other processes within about 100 ms, no server needed. A lost connection ends it with exit 4.",
     )
-    .addHelpText('after', examples('trade watch quotes ES NQ', 'trade watch pnl --interval 5000', 'trade watch orders --account Sim101 --json'));
+    .addHelpText('after', examples('trade watch quotes ES NQ', 'trade watch pnl --interval 5000', 'trade watch orders --account Sim101 --json', 'trade watch executions --account Sim101'));
   watch
     .command('quotes')
     .summary('Quotes of instruments, a line each time one changes')
@@ -722,6 +754,20 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
       const { runWatchOrders } = await import('./commands/watch.js');
       await runWatchOrders(ctx, options);
     });
+  watch
+    .command('executions')
+    .summary('Fills as they happen; keeps the execution history current')
+    .description(
+      "The executions of the last 900 s, then one line per new execution (fill), each once. On http and ws GetExecutions is polled once a second per account, and every execution read is kept in the execution history that trade report reads (the service keeps executions for 900 s only); on embedded the store's fills, on each change of it.",
+    )
+    .option('--account <name>', 'only this account (default: TRADE_ACCOUNT or the config, else every account)')
+    .option('--all-accounts', 'every account, whatever the default')
+    .option('--json', 'NDJSON: one Execution object per line')
+    .addHelpText('after', examples('trade watch executions --account Sim101', 'trade --backend ws watch executions --all-accounts --json'))
+    .action(async (options) => {
+      const { runWatchExecutions } = await import('./commands/watch.js');
+      await runWatchExecutions(ctx, options);
+    });
 
   program
     .command('batch')
@@ -746,6 +792,30 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
       await runBatch(ctx, file, options);
     });
 
+  program
+    .command('alert')
+    .summary('Run TradingView alert messages (the service\'s webhook language), or check them')
+    .description(
+      'Run TradingView alert messages, in the service\'s webhook language (key=...; command=PLACE; account=...; ...), as the operations they map to on the chosen backend, each order through the guard. MESSAGE is the text itself, \'-\' for stdin or a file, one message per blank-line-separated block. Options with no API field are applied here where that can be done faithfully (delay, cancel_after, brackets on market entries, relative prices, windows, the kill switch as the guard\'s halt, the rate limit in the guard\'s ledger) and refused where not (strategy_tag, a bracket on a limit entry): --webhook sends those to the service\'s own webhook. See README "TradingView alerts".',
+    )
+    .argument('<message>', "the message, '-' for stdin, or a file")
+    .option('--check', 'parse and print what would be sent (the operations, their args, the options), or the exact error; send nothing')
+    .option('--webhook', "post the text to the service's webhook URL (config webhook-url) instead; its answer is reported as received, not executed")
+    .option('--json', 'one JSON line per message')
+    .addHelpText(
+      'after',
+      examples(
+        "trade alert --check 'key=x; command=PLACE; account=Sim101; instrument=ES1!; action=BUY; qty=1; order_type=MARKET; tif=DAY;'",
+        "trade alert 'command=PLACE; account=Sim101; instrument=ES 09-25; action=BUY; qty=1; order_type=MARKET; tif=DAY; take_profit=8 ticks; stop_loss=-8 ticks;'",
+        'trade alert alerts.txt --json',
+        'trade alert --webhook - < strategy-lock.txt',
+      ),
+    )
+    .action(async (message: string, options) => {
+      const { runAlertCommand } = await import('./commands/alert.js');
+      await runAlertCommand(ctx, message, options);
+    });
+
   const config = program
     .command('config')
     .summary('Read and change the config for a --profile')
@@ -759,7 +829,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
   config
     .command('set')
     .description('Set a key (the token is set with `trade login`, never on the command line).')
-    .argument('<key>', 'base-url, ws-url, backend, account or timeout')
+    .argument('<key>', 'base-url, ws-url, backend, account, timeout or webhook-url')
     .argument('<value>', 'the value; validated before it is saved')
     .addHelpText('after', examples('trade config set base-url https://trading.example.com', 'trade config set account Sim101'))
     .action(async (key: string, value: string) => {
@@ -992,7 +1062,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .command('serve')
     .summary("Serve the service's API over the embedded engine")
     .description(
-      "Serve the order service's HTTP and WebSocket API over the embedded engine, for curl, scripts and bots. Every request needs 'Authorization: Bearer <token>'.",
+      "Serve the order service's HTTP and WebSocket API over the embedded engine, for curl, scripts and bots. Every request needs 'Authorization: Bearer <token>', except the TradingView webhook (POST /v1/send/ID/SECRET, README \"TradingView alerts\"), whose text messages carry the token as their key= field.",
     )
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on; 0 picks a free one', '8080')
@@ -1014,10 +1084,12 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .option('--from <backend>', 'with --price-follow: http or ws (default ws)')
     .option('--scenario <file>', 'scenario rules (YAML or JSON) in force from the start: injected failures, see trade sandbox')
     .option('--log-size <n>', 'requests the request log keeps (trade sandbox log), default 10000')
+    .option('--webhook <id/secret>', 'the TradingView webhook\'s address, POST /v1/send/ID/SECRET (default: random, shown on the banner); messages carry the token as key=')
     .addHelpText(
       'after',
       examples(
         'trade serve',
+        'trade serve --webhook tv/9f8e7d6c5b4a3921   # TradingView alerts to http://127.0.0.1:8080/v1/send/tv/9f8e7d6c5b4a3921',
         'trade serve --port 0 --scenario lost-reply.yaml --log-size 1000',
         'TRADE_SERVE_TOKEN=s3cret trade serve --port 8080 --log',
         'trade serve --token-file ~/.trade-token --rate-limit 180/min --burst 20',
@@ -1130,6 +1202,19 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .action(async (options) => {
       const { runSandboxLog } = await import('./commands/sandbox.js');
       await runSandboxLog(ctx, options);
+    });
+  sandbox
+    .command('alerts')
+    .description(
+      "Print the webhook's Alert History: every TradingView alert the server received on POST /v1/send/ID/SECRET (refused ones too), one row per account, with its status (success, pending, warning, failed), command, account, instrument, orders and error; the message's key is never shown.",
+    )
+    .option('--status <status>', 'only rows of this status: success, pending, warning or failed')
+    .option('--limit <n>', 'only the last N rows (1 to 10000)')
+    .option('--json', 'print {"alerts":[...],"count":N,"success":true} on stdout')
+    .addHelpText('after', examples('trade sandbox alerts', 'trade sandbox alerts --status failed --json'))
+    .action(async (options) => {
+      const { runSandboxAlerts } = await import('./commands/sandbox.js');
+      await runSandboxAlerts(ctx, options);
     });
   for (const [action, description] of [
     ['save', 'Snapshot the whole store (orders, positions, accounts, prices) as NAME, atomically, while the server runs; a file beside the store.'],

@@ -17,7 +17,7 @@ import type { Engine } from '../engine/engine.js';
 import { RateLimitedError, RejectedError } from '../order/errors.js';
 import { type PnlUpdateRead, readMarketData, readPnlUpdate, readStreamError, type StreamErrorRead } from '../service/events.js';
 import type { ArgsOf, OperationName } from '../service/operations.js';
-import type { OrderRead, QuoteRead } from '../service/shapes.js';
+import type { ExecutionRead, OrderRead, QuoteRead } from '../service/shapes.js';
 
 /** How often a remote backend is polled: quotes once a second is one request a second. */
 export const REMOTE_POLL_MS = 1_000;
@@ -315,4 +315,56 @@ export async function watchOrders(ctx: FeedContext, account: string | undefined,
   };
   if (backend.name === 'embedded') return onStoreChange((backend as EmbeddedBackend).engine, signal, poll);
   return every(REMOTE_POLL_MS, signal, poll);
+}
+
+/** The service's longest GetExecutions lookback, in seconds (§3.19). */
+const MAX_LOOKBACK_S = 900;
+
+/**
+ * The executions of the accounts (every account when none is given) of the last `backSeconds`
+ * (at most 900 on a remote backend), then each new one as it comes, each once by its id.
+ * Remote: GetExecutions of each account once a second, each asking back to a little before the
+ * last poll (so a slow poll misses nothing), every page; a backend that keeps the execution
+ * history records them as they are read. Embedded: the store's fills, on each change of it.
+ */
+export async function watchExecutions(ctx: FeedContext, accounts: string[] | undefined, backSeconds: number, emit: Emit<ExecutionRead>): Promise<void> {
+  const { backend, signal } = ctx;
+  const seen = new Set<string>();
+  if (backend.name === 'embedded') {
+    const { engine } = backend as EmbeddedBackend;
+    const { toExecutionObject } = await import('../engine/service-shapes.js');
+    const names = accounts?.map((a) => engine.resolveAccount(a));
+    const from = new Date(engine.now().getTime() - backSeconds * 1000).toISOString();
+    return onStoreChange(engine, signal, () => {
+      const fills = names === undefined ? engine.listFills({ since: from }) : names.flatMap((account) => engine.listFills({ account, since: from }));
+      for (const fill of fills.sort((a, b) => a.time.localeCompare(b.time))) {
+        if (seen.has(fill.executionId)) continue;
+        seen.add(fill.executionId);
+        const object = toExecutionObject(fill);
+        emit(object, object);
+      }
+    });
+  }
+  const read = reader(ctx);
+  const names = accounts ?? (await read('ListAccounts', {})).value.accounts.map((a) => a.name);
+  if (names.length === 0) throw new RejectedError(`${backend.label} lists no account to watch.`, { code: 'no_account' });
+  let last = Date.now() - Math.min(backSeconds, MAX_LOOKBACK_S) * 1000;
+  return every(REMOTE_POLL_MS, signal, async () => {
+    const started = Date.now();
+    const lookbackTime = Math.min(MAX_LOOKBACK_S, Math.max(1, Math.ceil((started - last) / 1000) + 5));
+    for (const account of names) {
+      for (let cursor: string | undefined, pages = 0; pages === 0 || (cursor !== undefined && pages < MAX_ORDER_PAGES); pages++) {
+        const { value, body } = await read('GetExecutions', { account, lookbackTime, ...(cursor === undefined ? {} : { cursor }) });
+        const sent = asSent(body, 'executions', value.executions, (e) => field(e, 'id'));
+        for (const [i, execution] of value.executions.entries()) {
+          if (seen.has(execution.id)) continue;
+          seen.add(execution.id);
+          emit(execution, sent[i]);
+        }
+        const next = nextCursorOf(body);
+        cursor = next === cursor ? undefined : next;
+      }
+    }
+    last = started;
+  });
 }

@@ -8,7 +8,7 @@ import { envForRule, GUARD_RULES, type GuardRule, RULE_HELP } from '../guard/rul
 export const GUARD_KEYS = GUARD_RULES.map((rule) => `guard.${rule}` as const);
 export type GuardKey = `guard.${GuardRule}`;
 
-export const CONFIG_KEYS = ['token', 'base-url', 'ws-url', 'backend', 'account', 'timeout', ...GUARD_KEYS] as const;
+export const CONFIG_KEYS = ['token', 'base-url', 'ws-url', 'backend', 'account', 'timeout', 'webhook-url', ...GUARD_KEYS] as const;
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
 
 export const isGuardKey = (key: string): key is GuardKey => key.startsWith('guard.');
@@ -22,6 +22,7 @@ export const ENV_FOR: Record<ConfigKey, string> = {
   backend: 'TRADE_BACKEND',
   account: 'TRADE_ACCOUNT',
   timeout: 'TRADE_TIMEOUT',
+  'webhook-url': 'TRADE_WEBHOOK_URL',
   ...(Object.fromEntries(GUARD_RULES.map((rule) => [`guard.${rule}`, envForRule(rule)])) as Record<GuardKey, string>),
 };
 
@@ -32,6 +33,7 @@ export const KEY_HELP: Record<ConfigKey, string> = {
   backend: 'embedded, http or ws (default embedded)',
   account: 'default account for every command',
   timeout: 'seconds to wait for the service, 0.001 to 3600 (default 10)',
+  'webhook-url': "the service's webhook URL for trade alert --webhook, https://…/v1/send/ID/SECRET (a credential: shown masked)",
   ...(Object.fromEntries(GUARD_RULES.map((rule) => [`guard.${rule}`, `guard rule: ${RULE_HELP[rule]} (off until set)`])) as Record<GuardKey, string>),
 };
 

@@ -100,6 +100,8 @@ export function normalizeValue(key: ConfigKey, raw: unknown): string {
       return url(raw, key, ['http', 'https']);
     case 'ws-url':
       return url(raw, key, ['ws', 'wss']);
+    case 'webhook-url':
+      return url(raw, key, ['http', 'https']);
     case 'backend':
       if (!(BACKENDS as readonly string[]).includes(raw.toLowerCase()))
         throw new ConfigError(`backend must be one of ${BACKENDS.join(', ')}, got ${showValue(raw)}`, { code: 'bad_config' });
@@ -121,6 +123,24 @@ export function normalizeValue(key: ConfigKey, raw: unknown): string {
 export function requireKey(key: string): ConfigKey {
   if (!isConfigKey(key)) throw new UsageError(`Unknown config key '${key}'. Keys: ${CONFIG_KEYS.join(', ')}`);
   return key;
+}
+
+/**
+ * A webhook URL's secret parts: its last two path segments (`/v1/send/ID/SECRET`), kept from
+ * every line printed. Not the whole URL: its origin is no secret, and redacting every run of
+ * eight of its characters would redact the host wherever it is named.
+ */
+export function webhookSecrets(webhookUrl: string): string[] {
+  const segments = webhookUrl.replace(/^[a-z]+:\/\/[^/]*/i, '').split('/').filter((s) => s !== '');
+  return segments.slice(-2).filter((s) => s.length >= 8);
+}
+
+/** `https://app.crosstrade.io/v1/send/…` : where it goes, never what it holds. */
+export function maskWebhookUrl(webhookUrl: string): string {
+  const match = /^([a-z]+:\/\/[^/]*)(\/.*)?$/i.exec(webhookUrl);
+  if (!match) return '…';
+  const segments = (match[2] ?? '').split('/').filter((s) => s !== '');
+  return `${match[1]}/${[...segments.slice(0, Math.max(0, segments.length - 2)), '…'].join('/')}`;
 }
 
 /** `abcd…wxyz`: enough to recognize a token, never enough to use it. */

@@ -17,6 +17,7 @@ import {
   ENV_FOR,
   normalizeValue,
   showValue,
+  webhookSecrets,
 } from './keys.js';
 
 export const DEFAULT_PROFILE = 'default';
@@ -76,6 +77,8 @@ export interface Settings {
   readonly wsUrl?: string;
   readonly token?: string;
   readonly account?: string;
+  /** The service's webhook URL (`trade alert --webhook`): a credential, never printed whole. */
+  readonly webhookUrl?: string;
   readonly timeoutMs: number;
   insecure: boolean;
   /** Where each key's value came from, for `config list` and `doctor`; bad values included. */
@@ -150,6 +153,7 @@ export function resolveSettings(env: Env, flags: GlobalFlags = {}, read: () => C
     if (raw === undefined) continue;
     sources[key] = source;
     if (key === 'token' && typeof raw === 'string' && raw !== '') secrets.push(raw);
+    if (key === 'webhook-url' && typeof raw === 'string' && raw !== '') secrets.push(...webhookSecrets(raw.trim()));
     try {
       values[key] = normalizeValue(key, raw);
     } catch (error) {
@@ -183,6 +187,9 @@ export function resolveSettings(env: Env, flags: GlobalFlags = {}, read: () => C
     },
     get account() {
       return value('account');
+    },
+    get webhookUrl() {
+      return value('webhook-url');
     },
     get timeoutMs() {
       // At least 1 ms by the key's range: 0 would mean "never time out" to timers and undici.

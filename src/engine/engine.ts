@@ -26,6 +26,7 @@ import {
   toTemplate,
 } from './queries.js';
 import { createMarket } from './market.js';
+import { readMinuteBars } from './minute-bars.js';
 import { loadCustomContracts, type PriceSourceKind, type PriceSourceParams, sourceOf, toSourceRecord } from './sources.js';
 import { allContracts, contractSpec, type ContractSpec } from '../service/contracts.js';
 import Database from 'better-sqlite3';
@@ -414,6 +415,7 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
     closeStrategy: write(trading.closeStrategy),
     quoteDay: (instrument) => market.quoteDay(instrument, clock()),
     ticks: (instrument, from, to) => market.ticks(instrument, from, to),
+    minuteBars: (instrument, from, to) => readMinuteBars(q, instrument, from, to),
     accountMoney: (account) => market.money(resolveAccount(account), clock(), core.cache),
     contractSettings: () => q.contractSettings.all().map(toSettings),
     setContractSettings,

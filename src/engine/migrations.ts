@@ -231,7 +231,28 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE orders ADD COLUMN reject_reason TEXT;
   `,
-  // v11: the session clock (issue 29). One row: while a replay drives the engine, the replayed
+  // One-minute bars of every instrument's last prices (issue 30), kept as prices arrive
+  // (minute-bars.ts): the price history a report draws, small whatever the feed's rate. Each bar
+  // starts at a whole UTC minute (`minute`, epoch ms). The ticks already stored become bars.
+  `
+  CREATE TABLE minute_bars (
+    instrument TEXT NOT NULL,
+    minute INTEGER NOT NULL,
+    open REAL NOT NULL,
+    high REAL NOT NULL,
+    low REAL NOT NULL,
+    close REAL NOT NULL,
+    ticks INTEGER NOT NULL,
+    PRIMARY KEY (instrument, minute)
+  ) WITHOUT ROWID;
+  WITH m AS (SELECT seq, instrument, price, (CAST(strftime('%s', time) AS INTEGER) / 60) * 60000 AS minute FROM ticks)
+  INSERT INTO minute_bars (instrument, minute, open, high, low, close, ticks)
+    SELECT f.instrument, f.minute, f.price, a.high, a.low, l.price, a.n
+    FROM (SELECT instrument, minute, min(seq), price FROM m GROUP BY instrument, minute) AS f
+    JOIN (SELECT instrument, minute, max(seq), price FROM m GROUP BY instrument, minute) AS l USING (instrument, minute)
+    JOIN (SELECT instrument, minute, max(price) AS high, min(price) AS low, count(*) AS n FROM m GROUP BY instrument, minute) AS a USING (instrument, minute);
+  `,
+  // v12: the session clock (issue 29). One row: while a replay drives the engine, the replayed
   // time every process sharing the store reads (src/service/session-clock.ts says what it
   // means), who drives it, and the control requests of `trade sandbox clock`.
   `

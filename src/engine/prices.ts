@@ -13,6 +13,7 @@
  */
 import { type Core, lastPrice } from './core.js';
 import { work } from './fills.js';
+import { MINUTE_MS, recordMinuteBar } from './minute-bars.js';
 import type { OrderRow } from './queries.js';
 import type { Effects } from './types.js';
 
@@ -82,10 +83,11 @@ export function sweepCrossed(core: Core, instrument: string, from: number | null
   return true;
 }
 
-/** Records a new last price: the cache (what the write path reads), the history and the `prices` row. */
+/** Records a new last price: the cache (what the write path reads), the history, its minute's bar and the `prices` row. */
 export function recordPrice(core: Core, instrument: string, price: number, time: string): void {
   core.cache.prices.set(instrument, price);
   core.q.insertTick.run(instrument, price, time);
+  recordMinuteBar(core.q, instrument, price, time);
   core.q.upsertPrice.run(instrument, price, time);
 }
 
@@ -99,11 +101,11 @@ export function setPriceIn(core: Core, instrument: string, price: number, time: 
 
 /**
  * The prices a replay's group sets (replay-group.ts): each is held in the cache at once (the
- * sweep reads it), and written at the group's end: each instrument's `prices` row once, and of
- * the history, per instrument and minute, the minute's first, highest, lowest and last price at
- * the times they were set (up to four rows, none twice). So a day of a million ticks leaves about
- * 5,000 rows of history, and every bar of a minute or more, and the day's quote, read from them
- * exactly what the ticks would give.
+ * sweep reads it), and written at the group's end: each instrument's `prices` row once, each
+ * minute's bar (minute-bars.ts) once, and of the history, per instrument and minute, the
+ * minute's first, highest, lowest and last price at the times they were set (up to four rows,
+ * none twice). So a day of a million ticks leaves about 5,000 rows of history, and every bar of a
+ * minute or more, and the day's quote, read from them exactly what the ticks would give.
  */
 export function createPriceGroup(core: Core) {
   /** An instrument's minute so far: its first, highest, lowest and last price, each with its time and rank. Changed in place, tick after tick. */
@@ -111,8 +113,9 @@ export function createPriceGroup(core: Core) {
     minute: number;
     /** The four points as [price, time, rank] × open, high, low, close. */
     points: Float64Array;
-    /** Whether the minute has points not yet written. */
+    /** Whether the minute has points not yet written; how many prices it has had in this group. */
     open: boolean;
+    ticks: number;
   }
   const OPEN = 0;
   const HIGH = 3;
@@ -129,7 +132,9 @@ export function createPriceGroup(core: Core) {
       if (i > 0 && p[order[i]! + 2] === p[order[i - 1]! + 2]) continue;
       core.q.insertTick.run(instrument, p[order[i]!]!, iso(p[order[i]! + 1]!));
     }
+    core.q.mergeMinuteBar.run({ instrument, minute: m.minute * MINUTE_MS, open: p[OPEN]!, high: p[HIGH]!, low: p[LOW]!, close: p[CLOSE]!, ticks: m.ticks });
     m.open = false;
+    m.ticks = 0;
   }
 
   const put = (p: Float64Array, at: number, price: number, timeMs: number, rank: number) => {
@@ -142,18 +147,20 @@ export function createPriceGroup(core: Core) {
     /** A new last price at `timeMs`. */
     set(instrument: string, price: number, timeMs: number): void {
       core.cache.prices.set(instrument, price);
-      const minute = Math.floor(timeMs / 60_000);
+      const minute = Math.floor(timeMs / MINUTE_MS);
       const rank = n++;
       let m = minutes.get(instrument);
-      if (!m) minutes.set(instrument, (m = { minute, points: new Float64Array(12), open: false }));
+      if (!m) minutes.set(instrument, (m = { minute, points: new Float64Array(12), open: false, ticks: 0 }));
       const p = m.points;
       if (!m.open || m.minute !== minute) {
         if (m.open) write(instrument, m);
         m.minute = minute;
         m.open = true;
+        m.ticks = 1;
         for (const at of [OPEN, HIGH, LOW, CLOSE]) put(p, at, price, timeMs, rank);
         return;
       }
+      m.ticks++;
       if (price > p[HIGH]!) put(p, HIGH, price, timeMs, rank);
       if (price < p[LOW]!) put(p, LOW, price, timeMs, rank);
       put(p, CLOSE, price, timeMs, rank);

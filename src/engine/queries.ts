@@ -4,6 +4,7 @@ import { contractsGeneration } from '../service/contracts.js';
 import { otherCloses } from './session.js';
 import type { RunResult } from 'better-sqlite3';
 import type { Db } from './store.js';
+import type { MinuteBar } from './minute-bars.js';
 import type { AtmTemplate, FillRecord, OrderOrigin, OrderRecord, OrderState, PositionRecord } from './types.js';
 
 export interface OrderRow {
@@ -323,6 +324,21 @@ export function prepareQueries(db: Db) {
        ON CONFLICT(root) DO UPDATE SET commission = excluded.commission, slippage_ticks = excluded.slippage_ticks, updated_at = excluded.updated_at`,
     ),
     insertTick: () => prepare<[string, number, string]>('INSERT INTO ticks (instrument, price, time) VALUES (?, ?, ?)'),
+    /** minute-bars.ts: a price joins its minute's bar (the first opens it, each one closes it). */
+    upsertMinuteBar: () => prepare<[{ instrument: string; minute: number; price: number }]>(
+      `INSERT INTO minute_bars (instrument, minute, open, high, low, close, ticks) VALUES (@instrument, @minute, @price, @price, @price, @price, 1)
+       ON CONFLICT(instrument, minute) DO UPDATE SET high = max(high, excluded.close), low = min(low, excluded.close),
+         close = excluded.close, ticks = ticks + 1`,
+    ),
+    /** A replay group's part of a minute (prices.ts): the bar opens with it or takes it in. */
+    mergeMinuteBar: () => prepare<[{ instrument: string; minute: number; open: number; high: number; low: number; close: number; ticks: number }]>(
+      `INSERT INTO minute_bars (instrument, minute, open, high, low, close, ticks) VALUES (@instrument, @minute, @open, @high, @low, @close, @ticks)
+       ON CONFLICT(instrument, minute) DO UPDATE SET high = max(high, excluded.high), low = min(low, excluded.low),
+         close = excluded.close, ticks = ticks + excluded.ticks`,
+    ),
+    minuteBars: () => prepare<[string, number, number], MinuteBar>(
+      'SELECT minute, open, high, low, close, ticks FROM minute_bars WHERE instrument = ? AND minute >= ? AND minute <= ? ORDER BY minute',
+    ),
     position: () => prepare<[string, string], PositionRow>('SELECT * FROM positions WHERE account = ? AND instrument = ?'),
     upsertPosition: () => prepare(
       `INSERT INTO positions (account, instrument, quantity, avg_price, realized_pnl, pnl_known, updated_at)

@@ -73,7 +73,11 @@ export function runReplayGroup(core: Core, clocks: ClockStore, batch: ReplayBatc
     for (let k = 0, n = path ? path.length : 1; k < n; k++) {
       const price = path ? path[k]! : tickPrices[at]!;
       const previous = lastPrice(core, instrument) ?? null;
-      if (previous === price) continue;
+      // A repeat moves nothing and sweeps nothing; its minute's bar counts it, as a price set by hand is.
+      if (previous === price) {
+        group.set(instrument, price, timeMs);
+        continue;
+      }
       if (!ticks.has(instrument)) ticks.set(instrument, tickSizeOf(instrument));
       const tick = ticks.get(instrument);
       if (tick !== undefined && !onGrid(price, tick)) assertOnTick('price', instrument, price);

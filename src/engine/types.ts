@@ -1,6 +1,7 @@
 /** The engine's public shapes: records it returns, outcomes of its operations, its interface. */
 import type { Action, AtmTemplate, Order, OrderType, TimeInForce } from '../order/schema.js';
 import type { AccountMoney, QuoteDay, Tick } from './market.js';
+import type { MinuteBar } from './minute-bars.js';
 import type { BracketRequest, Bracketed, ClosePart, Flattened, FlattenFilter, OrderChange } from './trading.js';
 import type { ContractSpec } from '../service/contracts.js';
 import type { PriceSourceKind, PriceSourceParams, PriceSourceRecord } from './sources.js';
@@ -52,7 +53,7 @@ export interface ReplayGroup extends ReplayCounts {
   clock: ClockState;
 }
 
-export type { AccountMoney, BracketRequest, Bracketed, ClosePart, Flattened, FlattenFilter, OrderChange, QuoteDay, Tick };
+export type { AccountMoney, BracketRequest, Bracketed, ClosePart, Flattened, FlattenFilter, MinuteBar, OrderChange, QuoteDay, Tick };
 
 export type { AtmTemplate };
 
@@ -292,6 +293,8 @@ export interface Engine {
   /** A quote's day from the store, or undefined when the instrument has no price. */
   quoteDay(instrument: string): QuoteDay | undefined;
   ticks(instrument: string, from: string, to: string): Tick[];
+  /** The one-minute bars of an instrument's prices whose minute starts in [from, to] (epoch ms), oldest first. */
+  minuteBars(instrument: string, from: number, to: number): MinuteBar[];
   accountMoney(account: string): AccountMoney;
   /** The roots with a commission or slippage set, and setting them (0 and 0 removes nothing: it records 0). */
   contractSettings(): ContractSettings[];

@@ -17,7 +17,8 @@ import { isSimAccount, type Rules } from '../guard/rules.js';
 import { GuardError, TradeError } from '../order/errors.js';
 import { isOperationName, OPERATIONS, type OperationName } from '../service/operations.js';
 import { VERSION } from '../version.js';
-import { argsOf, describeOperation, GUARD_STATUS_TOOL, inputJsonSchemaOf, operationsForTier, type Tier } from './tools.js';
+import { ALERT_TOOL, argsOf, describeOperation, GUARD_STATUS_TOOL, inputJsonSchemaOf, operationsForTier, type Tier } from './tools.js';
+import { ALERT_INPUT_SCHEMA, ALERT_TOOL_DESCRIPTION, callAlertTool } from './alert-tool.js';
 
 /** What the server needs of the SDK (src/cli/commands/mcp.ts loads it). */
 export interface McpSdk {
@@ -40,6 +41,8 @@ export interface TradeMcpOptions {
   guardStatus: () => Promise<Record<string, unknown>>;
   /** Removes every form of a known secret (the token) from text: every result passes through it. */
   redact: (text: string) => string;
+  /** The guard's ledger and the profile, where the Alert tool's kill switch and rate limit live. */
+  alerts?: { ledgerFile: string; profile: string };
 }
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -112,7 +115,18 @@ export function createTradeMcpServer(sdk: McpSdk, options: TradeMcpOptions): Ser
       inputSchema: { type: 'object', properties: {}, additionalProperties: false },
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
+    ...(options.tier === 'read' || !options.alerts
+      ? []
+      : [
+          {
+            name: ALERT_TOOL,
+            description: ALERT_TOOL_DESCRIPTION,
+            inputSchema: ALERT_INPUT_SCHEMA as Tool['inputSchema'],
+            annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: backend.name !== 'embedded' },
+          },
+        ]),
   ];
+  const alertTool = tools.some((t) => t.name === ALERT_TOOL);
   const server = new sdk.Server(
     { name: 'trade', version: VERSION },
     {
@@ -128,8 +142,10 @@ export function createTradeMcpServer(sdk: McpSdk, options: TradeMcpOptions): Ser
   server.setRequestHandler(sdk.CallToolRequestSchema, async (request) => {
     const { name, arguments: input } = request.params;
     // A tool outside the tier is not there at all, as for a name that never was.
-    if (name !== GUARD_STATUS_TOOL && !listed.has(name)) throw new sdk.McpError(sdk.ErrorCode.InvalidParams, `Tool ${name} not found`);
+    if (name !== GUARD_STATUS_TOOL && !(name === ALERT_TOOL && alertTool) && !listed.has(name)) throw new sdk.McpError(sdk.ErrorCode.InvalidParams, `Tool ${name} not found`);
     try {
+      if (name === ALERT_TOOL)
+        return result(await callAlertTool(input, { backend, tier: options.tier as 'paper' | 'trade', rules: options.rules, ...options.alerts! }), redact);
       if (name === GUARD_STATUS_TOOL) return result({ tier: options.tier, backend: backend.label, ...(await options.guardStatus()), success: true }, redact);
       if (!isOperationName(name)) throw new sdk.McpError(sdk.ErrorCode.InvalidParams, `Tool ${name} not found`);
       const args = argsOf(name, input, defaultAccount);

@@ -40,9 +40,12 @@ export function operationsForTier(tier: Tier): OperationName[] {
   });
 }
 
-/** Every tool a tier lists: its operations, then GuardStatus. */
+/** The tool that runs an alert message (src/mcp/alert-tool.ts): in the tiers that move money. */
+export const ALERT_TOOL = 'Alert';
+
+/** Every tool a tier lists: its operations, then GuardStatus, then Alert where money may move. */
 export function toolNamesForTier(tier: Tier): string[] {
-  return [...operationsForTier(tier), GUARD_STATUS_TOOL];
+  return [...operationsForTier(tier), GUARD_STATUS_TOOL, ...(tier === 'read' ? [] : [ALERT_TOOL])];
 }
 
 /** The tool's description: the row's summary, its route in the reference, and what a call may do. */

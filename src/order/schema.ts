@@ -272,12 +272,19 @@ function priceIssue(field: 'limitPrice' | 'stopPrice', type: OrderType, value: n
   return undefined;
 }
 
-/** The rules across an order's fields: the prices its type needs, and only those. */
-export function priceRules(order: OrderBody): FieldIssue[] {
+/**
+ * The rules across an order's fields: the prices its type needs, and only those. A client is told
+ * to remove a price its order type does not use (a slip worth catching); the service ignores one
+ * (service-reference.md §3.1: "ignored, reported 0.0, for other types"), so for `server` it is
+ * dropped from the order instead, which is what a typed client writing every field relies on.
+ */
+export function priceRules(order: OrderBody, mode: 'client' | 'server' = 'client'): FieldIssue[] {
   const issues: FieldIssue[] = [];
   for (const field of ['limitPrice', 'stopPrice'] as const) {
     const message = priceIssue(field, order.orderType, order[field]);
-    if (message) issues.push({ field, message });
+    if (!message) continue;
+    if (mode === 'server' && order[field] !== undefined) delete order[field];
+    else issues.push({ field, message });
   }
   return issues;
 }

@@ -39,6 +39,6 @@ export function createAuthenticator(token: string): (authorization: string | str
  * may carry it, by mistake or on purpose): the CLI's own redactor, so every form it knows —
  * percent-encoded, escaped, base64, clipped — is `[redacted]` in the log too.
  */
-export function createScrubber(token: string): (line: string) => string {
-  return createRedactor([token]);
+export function createScrubber(token: string, ...others: string[]): (line: string) => string {
+  return createRedactor([token, ...others]);
 }

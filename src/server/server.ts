@@ -19,10 +19,11 @@ import { BODY_LIMIT, HTTP_LIMITS, type HttpLimits, createTokenBucket, RATE_LIMIT
 import { CONNECTION_BOUNDS, handleRpcConnection, type ConnectionBounds, type RpcServerContext } from './ws-rpc.js';
 import { refuseClientError, refuseUpgrade } from './refusals.js';
 import { createStreamHub } from './streams.js';
-import { formatIssues } from '../order/errors.js';
-import { duplicateKeyIssues, duplicateKeys } from '../service/strict-json.js';
+import { BodyError, registerBodyParser } from './body.js';
+import { refuseUnknownExpectations, serveOtherUpgradesAsHttp } from './http-stacks.js';
 import { createSandbox, SANDBOX_PREFIX, type Sandbox } from './sandbox/sandbox.js';
 import type { RuleInput } from './sandbox/rules.js';
+import { generateWebhookAddress, registerWebhook, type Webhook, type WebhookAddress } from './webhook.js';
 
 export const WS_PATH = '/ws/stream';
 /** Subscription changes, when the server is rate limited: about 20 a minute (§7.3), apart from the request budget. */
@@ -52,6 +53,12 @@ export interface ServerOptions {
   scenario?: RuleInput[];
   /** How many requests the request log keeps (`--log-size`). */
   logSize?: number;
+  /** The webhook's `/v1/send/ID/SECRET` (`--webhook`); random when absent (issue 32). */
+  webhook?: WebhookAddress;
+  /** The webhook's clock (windows, rate limits, timeouts), for tests; default the engine's. */
+  alertClock?: () => Date;
+  /** How often the webhook looks at its timeouts and held brackets; 0: only when `webhook.sweep()` is called. */
+  webhookSweepMs?: number;
 }
 
 export interface TradeServer {
@@ -61,45 +68,16 @@ export interface TradeServer {
   close(): Promise<void>;
   /** The scenario rules, the request log and the snapshots (issue 22). */
   sandbox: Sandbox;
+  /** The TradingView webhook (issue 32): its path, its store, its sweep. */
+  webhook: Webhook;
 }
 
 /** Framework errors a client can cause, with messages that say what to fix and nothing internal (§1.3). */
 const CLIENT_ERRORS: Record<string, { status: number; error: string }> = {
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, error: `Invalid request: body: larger than ${BODY_LIMIT} bytes` },
-  TRADE_INVALID_JSON: { status: 400, error: 'Invalid request: body: not valid JSON' },
-  TRADE_PROTO_KEY: { status: 400, error: 'Invalid request: body: __proto__ and constructor keys are not allowed' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, error: 'Invalid request: body: does not match its Content-Length' },
   FST_ERR_BAD_URL: { status: 400, error: 'Invalid request: the URL is not valid' },
 };
-
-/** A body with a key given twice: 400 naming each such key (§1.3). */
-const DUPLICATE_KEY = 'TRADE_DUPLICATE_KEY';
-
-const bodyError = (code: string, message: string = code) => Object.assign(new Error(message), { code, statusCode: 400 });
-
-/**
- * A body as JSON; empty is no body. Keys that could reach a prototype are refused outright, as
- * fastify's own parser does, so no later merge can be tricked by them; so is a key given twice
- * (strict-json.ts: JSON.parse would quietly keep the last one).
- */
-function parseBody(text: string): unknown {
-  if (text.trim() === '') return undefined;
-  const risky = text.includes('__proto__') || text.includes('constructor');
-  let value: unknown;
-  try {
-    value = risky
-      ? JSON.parse(text, (key, value: unknown) => {
-          if (key === '__proto__' || key === 'constructor') throw bodyError('TRADE_PROTO_KEY');
-          return value;
-        })
-      : JSON.parse(text);
-  } catch (error) {
-    throw (error as { code?: string }).code === 'TRADE_PROTO_KEY' ? error : bodyError('TRADE_INVALID_JSON');
-  }
-  const duplicates = value !== null && typeof value === 'object' ? duplicateKeys(text) : [];
-  if (duplicates.length > 0) throw bodyError(DUPLICATE_KEY, formatIssues(duplicateKeyIssues('body', duplicates)));
-  return value;
-}
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -110,7 +88,9 @@ const ALL_ROUTES = [...CATALOG, `GET ${CATALOG_PATH}`];
 
 export async function createServer(options: ServerOptions): Promise<TradeServer> {
   const { engine } = options;
-  const scrub = createScrubber(options.token);
+  const address = options.webhook ?? generateWebhookAddress();
+  // The webhook's secret is a credential too: kept out of every log line, as the token is.
+  const scrub = createScrubber(options.token, address.secret);
   const log = options.log && ((line: string) => options.log!(scrub(`${new Date().toISOString()} ${line}`)));
   const warn = (line: string) => options.warn?.(scrub(line));
   const authenticate = createAuthenticator(options.token);
@@ -158,6 +138,10 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
     },
   });
 
+  // Only a WebSocket upgrade is one; an h2c offer is served as plain HTTP/1.1 (§1.3).
+  serveOtherUpgradesAsHttp(app.server);
+  refuseUnknownExpectations(app.server);
+
   // Malformed upgrades get the {error} shape too (ws alone would answer them in text/html).
   app.websocketServer.on('wsClientError', (error, socket, request) => {
     const status = refuseUpgrade(error, socket);
@@ -183,16 +167,9 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
     await new Promise<void>((resolve) => app.websocketServer.close(() => resolve()));
   }
 
-  // Every body is read as JSON whatever its Content-Type says, or does not (§1.3): public
+  // Every body is read as UTF-8 JSON whatever its Content-Type says, or does not (§1.3): public
   // clients send JSON without the header, and the token, not the header, guards every request.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, text, done) => {
-    try {
-      done(null, parseBody(text as string));
-    } catch (error) {
-      done(error as Error, undefined);
-    }
-  });
+  registerBodyParser(app);
 
   if (log) {
     // The address is read when the request arrives: a refused upgrade's socket is gone by onResponse.
@@ -243,6 +220,9 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
   // Authentication first, on every request including the WebSocket upgrade and unknown routes,
   // so a caller without the token learns nothing, and cannot spend the bucket of the one with it.
   app.addHook('onRequest', (request, reply, done) => {
+    // The webhook's credential is the `key` in its body, checked by its route (webhook.ts); the
+    // service's API budget does not apply to it (webhook-reference §8 #43).
+    if ((request.routeOptions.config as { webhook?: boolean } | undefined)?.webhook) return done();
     const outcome = authenticate(request.headers.authorization);
     if (outcome !== 'ok') {
       void reply.code(401).header('www-authenticate', 'Bearer').send({ error: UNAUTHORIZED });
@@ -300,8 +280,7 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
     const status = (error as { statusCode?: unknown }).statusCode;
     const known = typeof code === 'string' ? CLIENT_ERRORS[code] : undefined;
     if (known) return reply.code(known.status).send({ error: known.error });
-    // Its message names the keys, so it is not one of the fixed texts above.
-    if (code === DUPLICATE_KEY) return reply.code(400).send({ error: (error as Error).message });
+    if (error instanceof BodyError) return reply.code(error.statusCode).send({ error: error.message });
     if (typeof status === 'number' && status >= 400 && status < 500)
       return reply.code(status).send({ error: `Invalid request: ${STATUS_CODES[status] ?? 'the request is malformed'}` });
     const result = errorResult(error);
@@ -363,6 +342,19 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
   }
   app.get(CATALOG_PATH, async () => ({ endpoints: ALL_ROUTES, success: true }));
   sandbox.register(app);
+  const webhook = await registerWebhook(app, {
+    engine,
+    committer,
+    token: options.token,
+    address,
+    sandbox,
+    scrub,
+    fired: (request, rule) => firedRule.set(request, rule.name),
+    drop,
+    onInternalError,
+    now: options.alertClock,
+    sweepMs: options.webhookSweepMs,
+  });
   // The service's MCP endpoint is out of the simulator's scope (§2).
   app.all('/v1/api/mcp', async (request, reply) =>
     reply.code(501).send({ success: false, error: 'not_implemented', detail: `${request.method} /v1/api/mcp is not simulated by trade serve` }),
@@ -391,6 +383,7 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
       return `http://${shown}:${address.port}`;
     },
     sandbox,
+    webhook,
     async close() {
       closing = true;
       sandbox.close();
@@ -399,6 +392,7 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
         await app.close();
       } finally {
         clearTimeout(deadline);
+        await webhook.close();
       }
     },
   };

@@ -101,15 +101,17 @@ export function answerRpc(ctx: RpcServerContext, api: unknown, args: unknown): O
 function checkRpc(ctx: RpcServerContext, api: unknown, args: unknown): { result: OperationResult } | { name: OperationName; args: unknown } {
   if (api === undefined || api === null || api === '') return { result: { status: 400, body: { error: 'Invalid request: api: is required' } } };
   if (typeof api !== 'string') return { result: { status: 400, body: { error: `Invalid request: api: must be a string, got ${show(api)}` } } };
-  if (args !== undefined && !isObject(args)) return { result: { status: 400, body: { error: 'Invalid request: args: must be an object' } } };
-  const name = operationForRpc(api, (args ?? {}) as Record<string, unknown>);
+  // `args: null` is no args, as a null field is an absent one (§1.3).
+  if (args != null && !isObject(args)) return { result: { status: 400, body: { error: 'Invalid request: args: must be an object' } } };
+  const flat = (args ?? {}) as Record<string, unknown>;
+  const name = operationForRpc(api, flat);
   // The name is echoed short and printable: a client's text never breaks the reply or a terminal.
   if (name === undefined) return { result: { status: 404, body: { error: `Unknown API command ${show(api)}` } } };
   const taken = ctx.take();
   if (!taken.ok) return { result: { status: 429, body: { error: RATE_LIMITED } } };
   // A string is the reason §3.14's rules refuse this use of the name.
   if (!isOperationName(name)) return { result: { status: 400, body: { error: name } } };
-  return { name, args: args ?? {} };
+  return { name, args: flat };
 }
 
 /** Whether a message is an RPC of an operation that may move money: one the committer groups. */

@@ -76,8 +76,8 @@ export interface OperationSpec<A = unknown, R = unknown> {
   readonly summary: string;
   /** The flat `args`: path parameters, then query or body fields (§3: "one flat args object"). */
   readonly fields: () => z.ZodRawShape;
-  /** Rules across fields, run once every field has passed. */
-  readonly check?: (args: A) => FieldIssue[];
+  /** Rules across fields, run once every field has passed; for `server`, it may drop what the service ignores. */
+  readonly check?: (args: A, mode: ArgsMode) => FieldIssue[];
   /** The success body, as a client reads it. */
   readonly reply: () => z.ZodType<R>;
   /** Carries the row's types only (never set): what its args and its reply are. */
@@ -216,7 +216,7 @@ const changedPrice = () =>
 const { orderId: _clientOrderId, ...replaceBodyShape } = orderBodyShape;
 const PERIOD_TYPES = ['minute', 'second', 'day', 'week', 'month', 'year', 'tick', 'range', 'renko'] as const;
 /** Any filter given: a flatten of `POST /positions/flatten` with one is sent as `Flatten` over WebSocket (§3.14). */
-export const hasFlattenFilter = (args: object) => ['account', 'instrument', 'marketPosition'].some((k) => (args as Record<string, unknown>)[k] !== undefined);
+export const hasFlattenFilter = (args: object) => ['account', 'instrument', 'marketPosition'].some((k) => (args as Record<string, unknown>)[k] != null);
 
 export const OPERATIONS = {
   PlaceOrder: row<Order, OrderIdReply>({
@@ -629,12 +629,12 @@ export function operationForWsName(api: string): OperationName | undefined {
  */
 export function operationForRpc(api: string, args: Record<string, unknown>): OperationName | string | undefined {
   const name = operationForWsName(api);
-  if (name === 'GetQuote' && args.account !== undefined) return 'GetQuoteLegacy';
+  if (name === 'GetQuote' && args.account != null) return 'GetQuoteLegacy';
   if (name === 'FlattenEverything' && hasFlattenFilter(args)) return 'Invalid request: FlattenEverything takes no filters; use Flatten';
   if (name === 'Flatten') {
     if (!hasFlattenFilter(args))
       return 'Invalid request: account: Flatten needs a filter (account, instrument or marketPosition); use FlattenEverything to close everything';
-    if (args.marketPosition !== undefined || args.account === undefined) return 'FlattenEverything';
+    if (args.marketPosition != null || args.account == null) return 'FlattenEverything';
   }
   return name;
 }
@@ -661,8 +661,8 @@ export function pathParams(path: string): string[] {
  */
 export type ArgsMode = 'client' | 'server';
 
-const schemas = new Map<string, z.ZodType>();
-function argsSchema(operation: OperationSpec, mode: ArgsMode): z.ZodType {
+const schemas = new Map<string, z.ZodObject>();
+function argsSchema(operation: OperationSpec, mode: ArgsMode): z.ZodObject {
   const key = `${operation.name}/${mode}`;
   let schema = schemas.get(key);
   if (!schema) {
@@ -672,14 +672,42 @@ function argsSchema(operation: OperationSpec, mode: ArgsMode): z.ZodType {
   return schema;
 }
 
+/**
+ * Prices whose `0` means "none" on the service: PlaceOrder's (§3.1: "`0` or absent means none"),
+ * Change's (§3.6: 0 leaves it), and the bracket's, read the same way.
+ */
+const ZERO_IS_NONE: ReadonlySet<string> = new Set(['limitPrice', 'stopPrice', 'takeProfit', 'stopLoss']);
+
+/**
+ * The args as the service reads them (§1.3): a field of the row whose value is JSON `null` is
+ * absent. Typed clients write every unset field as `null` (Jackson, System.Text.Json, Go pointers,
+ * pydantic), so `"stopPrice": null` is no stop price and `"quantity": null` a missing quantity.
+ * For `server`, a price of `0` is absent too (Go's and C#'s number fields are never null: they
+ * write 0). A key the row does not know is left for the schema (refused for `client`). The object
+ * is returned as it is when nothing is dropped: the common case costs one pass and no copy.
+ */
+function presentArgs(input: Record<string, unknown>, shape: Record<string, unknown>, mode: ArgsMode): Record<string, unknown> {
+  const absent = (key: string, value: unknown) =>
+    (value === null && Object.hasOwn(shape, key)) || (mode === 'server' && value === 0 && ZERO_IS_NONE.has(key));
+  for (const key in input) {
+    if (absent(key, input[key])) {
+      const kept: Record<string, unknown> = {};
+      for (const [k, value] of Object.entries(input)) if (!absent(k, value)) kept[k] = value;
+      return kept;
+    }
+  }
+  return input;
+}
+
 /** Validates and normalizes one operation's flat args. Throws a ValidationError naming every bad field. */
 export function parseArgs<K extends OperationName>(name: K, input: unknown, mode: ArgsMode): ArgsOf<K> {
   const operation = OPERATIONS[name] as OperationSpec;
   if (input === null || typeof input !== 'object' || Array.isArray(input))
     throw new ValidationError([{ field: 'body', message: `must be a JSON object, got ${show(input)}` }]);
-  const result = argsSchema(operation, mode).safeParse(input);
+  const schema = argsSchema(operation, mode);
+  const result = schema.safeParse(presentArgs(input as Record<string, unknown>, schema.shape, mode));
   if (!result.success) throw new ValidationError(toIssues(result.error));
-  const issues = operation.check?.(result.data) ?? [];
+  const issues = operation.check?.(result.data, mode) ?? [];
   if (issues.length > 0) throw new ValidationError(issues);
   return result.data as ArgsOf<K>;
 }

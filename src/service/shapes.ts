@@ -403,13 +403,14 @@ export function failureOf(body: unknown): ErrorBody | undefined {
 
 /**
  * The object inside the AI docs' envelope (§1.7), when a body is exactly `{"success": true,
- * "data": {...}}`: GetWatermarks' documented body (§3.16), and any body of a service that wraps
- * them all. Undefined for any other body.
+ * "data": {...}}` (with nothing else but members set to `null`): GetWatermarks' documented body
+ * (§3.16), and any body of a service that wraps them all. Undefined for any other body.
  */
 export function envelopeData(body: unknown): Record<string, unknown> | undefined {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
   const { success, data, ...rest } = body as Record<string, unknown>;
-  if (success !== true || Object.keys(rest).length > 0) return undefined;
+  // A member written `null` is an absent one (§1.3): a typed service adds `"error": null` to it.
+  if (success !== true || Object.values(rest).some((value) => value !== null)) return undefined;
   return data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : undefined;
 }
 

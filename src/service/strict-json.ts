@@ -26,8 +26,15 @@ export type StrictJson =
   /** `value` as JSON.parse reads it (the last of equal keys), to tell what the text was meant to be. */
   | { ok: false; invalid: false; value: unknown; duplicates: KeyPath[] };
 
-/** Parses `text`; a text that is not JSON, or JSON with a duplicate key, is not ok. */
+/** U+FEFF, the byte-order mark: RFC 8259 §8.1 lets a parser ignore one before the JSON text. */
+const BOM = 0xfeff;
+
+/**
+ * Parses `text`; a text that is not JSON, or JSON with a duplicate key, is not ok. One byte-order
+ * mark before the JSON is ignored (.NET's UTF-8 writers put one there by default).
+ */
 export function parseStrictJson(text: string): StrictJson {
+  if (text.charCodeAt(0) === BOM) text = text.slice(1);
   let value: unknown;
   try {
     value = JSON.parse(text);

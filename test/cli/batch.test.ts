@@ -120,6 +120,16 @@ describe('trade batch on the embedded engine', () => {
     expect(parseLine('{"api":"PlaceOrder","args":{},"extra":1}')).toMatchObject({ ok: false, error: 'Invalid request: extra: is not a known field' });
     expect(parseLine('[1]')).toMatchObject({ ok: false, error: 'Invalid request: the line must be a JSON object, got an array' });
   });
+
+  it('reads a line as a typed client writes it: null args are no args, a BOM before the line is skipped', () => {
+    expect(parseLine('{"api":"ListAccounts","args":null,"id":"n"}')).toEqual({ ok: true, name: 'ListAccounts', args: {}, id: 'n' });
+    expect(parseLine('\ufeff{"api":"FlattenEverything","args":{"account":null,"marketPosition":null}}')).toEqual({
+      ok: true,
+      name: 'FlattenEverything',
+      args: { account: null, marketPosition: null },
+      id: null,
+    });
+  });
 });
 
 describe('trade batch when the connection dies mid-batch', () => {

@@ -78,7 +78,7 @@ describe('config store', () => {
     expect(await runCli(['config', 'set', 'colour', 'red'], env)).toMatchObject({
       code: 2,
       stderr:
-        "Error: Unknown config key 'colour'. Keys: token, base-url, ws-url, backend, account, timeout, guard.max-order-qty, guard.max-position, " +
+        "Error: Unknown config key 'colour'. Keys: token, base-url, ws-url, backend, account, timeout, webhook-url, guard.max-order-qty, guard.max-position, " +
         'guard.instruments, guard.accounts, guard.window, guard.max-orders, guard.daily-loss, guard.duplicate-window, guard.confirm-live, guard.sim-accounts\n',
     });
     expect(await runCli(['config', 'set', 'guard.max-order-qty', 'ten'], env)).toMatchObject({

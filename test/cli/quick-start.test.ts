@@ -111,6 +111,16 @@ const CLAIMS: Array<{ command: RegExp; check: (ran: Ran) => void }> = [
     },
   },
   {
+    command: /^npx trade report --account Sim101/,
+    check: (ran) => {
+      // The bracket trade: BUY 2 NQ at 21000, the target filled at 21004: 4 × 2 × 20 = 160.00, no commission set.
+      expect(ran.stdout).toMatch(/^Net profit +160\.00 /m);
+      expect(ran.stdout).toMatch(/^1 +NQ 12-25 +Long +2 +\S+ \S+ +21000 +\S+ \S+ +21004 /m);
+      // The ES order of the first command is still open, at the price it filled at.
+      expect(ran.stdout).toMatch(/^Sim101 +ES 09-25 +Long +1 +6000 +6000 +0\.00 /m);
+    },
+  },
+  {
     command: /^npm link --ignore-scripts/,
     check: () => expect(existsSync(join(prefix, 'bin', 'trade'))).toBe(true),
   },

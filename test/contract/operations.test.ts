@@ -107,7 +107,7 @@ async function open(server: Server, transport: Transport, options: DoubleOptions
     };
   }
   reset();
-  const variant = options.envelope === 'data' ? ' (data envelope)' : options.minimal ? ' (documented fields, bare lists)' : '';
+  const variant = options.envelope === 'data' ? ' (data envelope)' : options.minimal ? ' (documented fields, bare lists)' : options.nulls ? ' (unset fields as null)' : '';
   return {
     name: server === 'embedded' ? 'embedded' : `${transport} against ${server === 'serve' ? 'trade serve' : 'the reference double'}${variant}`,
     server: transport === 'embedded' ? 'embedded' : server,
@@ -758,7 +758,11 @@ const VARIANTS: Array<[Transport, DoubleOptions]> = [
   ['ws', { envelope: 'data' }],
   ['http', { minimal: true }],
   ['ws', { minimal: true }],
+  ['http', { nulls: true }],
+  ['ws', { nulls: true }],
 ];
+const variantTitle = (options: DoubleOptions) =>
+  options.envelope === 'data' ? 'the {success, data} envelope' : options.minimal ? 'only documented fields and bare lists' : 'unset fields as null';
 
 /** Rows with an `account` field: an unknown one is a 404 `invalid_account` (§1.4). */
 const withAccount = OPERATION_NAMES.filter((name) => 'account' in OPERATIONS[name].fields());
@@ -812,7 +816,7 @@ for (const [server, transport] of BASE) {
 }
 
 for (const [transport, options] of VARIANTS) {
-  describe(`every operation, ${transport} against the reference double answering with ${options.envelope === 'data' ? 'the {success, data} envelope' : 'only documented fields and bare lists'}`, () => {
+  describe(`every operation, ${transport} against the reference double answering with ${variantTitle(options)}`, () => {
     let target: Target;
     beforeAll(async () => {
       target = await open('double', transport, options);

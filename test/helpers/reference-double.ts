@@ -43,6 +43,17 @@ export interface DoubleOptions {
   disconnected?: boolean;
   /** NT8 takes every API request and never answers: recorded (status 0), nothing executed, no reply. */
   stall?: boolean;
+  /**
+   * Success bodies as a typed serialiser writes them (System.Text.Json, Jackson): every property
+   * the reply type declares is present, those without a value as `null` (`"error": null`,
+   * `"warning": null`, an order's `"ocoId": null`), which §1.3 makes the same as absent.
+   */
+  nulls?: boolean;
+  /**
+   * The webhook's answer to a message it accepts (webhook-reference.md §1.3: not documented; the
+   * observed one is a 2xx, its body text). A 5xx stands for a service that failed on the way.
+   */
+  webhookAnswer?: { status: number; body: string };
 }
 
 /** The shapes a client must accept (§1.7): flat bodies, the data envelope, documented fields only. */
@@ -50,10 +61,19 @@ export const SHAPES: Array<[string, DoubleOptions]> = [
   ['flat bodies', {}],
   ['the {success, data} envelope', { envelope: 'data' }],
   ['only documented fields, bare lists', { minimal: true }],
+  ['unset fields as null', { nulls: true }],
 ];
 
 /** What `configure` may change while the double runs. */
-export type DoubleSettings = Partial<Pick<DoubleOptions, 'envelope' | 'minimal' | 'disconnected' | 'rateLimit' | 'stall'>>;
+export type DoubleSettings = Partial<Pick<DoubleOptions, 'envelope' | 'minimal' | 'disconnected' | 'rateLimit' | 'stall' | 'nulls' | 'webhookAnswer'>>;
+
+/** One message the webhook received (webhook-reference.md §1.1): its text and content type as sent. */
+export interface WebhookMessage {
+  status: number;
+  contentType?: string;
+  authorization?: string;
+  text: string;
+}
 
 export interface RecordedRequest {
   transport: 'http' | 'ws';
@@ -70,6 +90,9 @@ export interface ReferenceDouble {
   wsUrl: string;
   token: string;
   requests: RecordedRequest[];
+  /** The webhook's URL (§1.1: `/v1/send/{webhookId}/{webhookSecret}`); its key is `token`. */
+  webhookUrl: string;
+  webhookMessages: WebhookMessage[];
   setPrice(instrument: string, price: number): void;
   /** Answers differently from now on (the other options stay as they were). */
   configure(settings: DoubleSettings): void;
@@ -77,6 +100,8 @@ export interface ReferenceDouble {
   reset(): void;
   /** The ATM strategy instance an entry order started: its id, which minimal Orders do not show. */
   strategyOf(orderId: string): string | undefined;
+  /** Time passes for what the double recorded: its executions happened `ms` earlier, so GetExecutions' lookback (at most 900 s, §3.19) forgets them as the service does. */
+  elapse(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -128,6 +153,9 @@ interface Execution {
   isEntry: boolean;
   isExit: boolean;
 }
+
+/** §1.3: a field whose value is `null` is absent (typed clients write unset fields as null). */
+const present = (args: Record<string, unknown>): Record<string, unknown> => Object.fromEntries(Object.entries(args).filter(([, value]) => value !== null));
 
 /** §1.5: any case, spaces, `_` and `-` ignored. */
 function enumOf<T extends string>(value: unknown, allowed: readonly T[]): T {
@@ -803,7 +831,8 @@ export async function startReferenceDouble(options: DoubleOptions = {}): Promise
     else {
       try {
         if (typeof api !== 'string') throw api;
-        const body = run(api, args);
+        const ran = run(api, args);
+        const body = options.nulls ? typedNulls(api, ran) : ran;
         // GetWatermarks' documented body is already `{"success": true, "data": {...}}`.
         result = { status: 200, body: options.envelope === 'data' && !Array.isArray(body) && api !== 'GetWatermarks' ? envelope(body) : body };
       } catch (error) {
@@ -813,6 +842,26 @@ export async function startReferenceDouble(options: DoubleOptions = {}): Promise
     }
     record(result.status);
     return result;
+  }
+
+  /**
+   * A success body as a typed serialiser writes it (the `nulls` option): a string without a value
+   * is `null`, not `''` (an order's `ocoId`, `oco`, `name`), and the reply's members that this
+   * answer does not fill are there as `null`: `error` and `warning` on every object, the filtered
+   * flatten's `orderIds` on an account's flatten, `orderId` on a status.
+   */
+  function typedNulls(api: string, body: Body): Body {
+    const valued = (value: unknown): unknown => {
+      if (value === '') return null;
+      if (Array.isArray(value)) return value.map(valued);
+      if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, valued(v)]));
+      return value;
+    };
+    if (Array.isArray(body)) return body.map(valued);
+    const declared: Record<string, null> = { error: null, warning: null };
+    if (api === 'Flatten') declared.orderIds = null;
+    if (api === 'GetOrderStatus') declared.orderId = null;
+    return { ...declared, ...(valued(body) as Record<string, unknown>) };
   }
 
   const envelope = (body: Record<string, unknown>) => {
@@ -825,10 +874,38 @@ export async function startReferenceDouble(options: DoubleOptions = {}): Promise
     res.end(JSON.stringify(body));
   };
 
+  // The webhook (webhook-reference.md §1): text in, the key in the body (the user's secret key,
+  // the same as the API's token, §1.2), no header needed; it only receives here, executes nothing.
+  const webhookPath = `/v1/send/wh${randomBytes(4).toString('hex')}/${randomBytes(12).toString('base64url')}`;
+  const webhookMessages: WebhookMessage[] = [];
+  function webhook(req: IncomingMessage, res: ServerResponse, text: string): void {
+    const record = (status: number) => webhookMessages.push({ status, contentType: req.headers['content-type'], authorization: req.headers.authorization, text });
+    if (req.url !== webhookPath) return send(res, 404, { success: false, error: 'not_found' });
+    if (req.method !== 'POST') return send(res, 405, { success: false, error: 'method_not_allowed' });
+    try {
+      const value: unknown = JSON.parse(text);
+      if (value !== null && typeof value === 'object') {
+        record(400);
+        return send(res, 400, { success: false, error: 'invalid_format' }); // §1.1: JSON refused (observed)
+      }
+    } catch {
+      // Text, as it should be.
+    }
+    const key = /(?:^|;)\s*key\s*=\s*([^;\r\n]*?)\s*(?:;|$)/im.exec(text)?.[1];
+    if (key !== token) {
+      record(401);
+      return send(res, 401, { success: false, error: 'invalid_secret_key' }); // §1.2, §6.1
+    }
+    const answer = options.webhookAnswer ?? { status: 200, body: 'Alert received' };
+    record(answer.status);
+    res.writeHead(answer.status, { 'content-type': 'text/plain' }).end(answer.body);
+  }
+
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    let text = '';
-    req.on('data', (chunk: Buffer) => (text += chunk));
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
+      if (req.url?.startsWith('/v1/send/')) return webhook(req, res, Buffer.concat(chunks).toString('utf8'));
       if (req.headers.authorization !== `Bearer ${token}`) return send(res, 401, { error: 'Unauthorized' });
       const url = new URL(req.url!, 'http://double');
       const path = url.pathname.replace(/^\/v1\/api/, '');
@@ -836,14 +913,25 @@ export async function startReferenceDouble(options: DoubleOptions = {}): Promise
       const route = ROUTES.find((r) => r.method === req.method && r.path.test(path));
       if (!route)
         return send(res, 404, { success: false, error: 'not_found', detail: `No route ${req.method} ${url.pathname}`, did_you_mean: [] });
+      // The project's decisions (§11): JSON is read as UTF-8, strictly; a compressed body is refused.
+      const encoding = req.headers['content-encoding'];
+      if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return send(res, 415, { error: 'Invalid request' });
+      let text: string;
+      try {
+        text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(Buffer.concat(chunks));
+      } catch {
+        return send(res, 400, { error: 'Invalid request' });
+      }
       let body: Record<string, unknown> = {};
       try {
-        if (text.trim() !== '') body = JSON.parse(text) as Record<string, unknown>;
+        // §1.3 (the project's decisions): one byte-order mark before the JSON is ignored.
+        const json = text.replace(/^\uFEFF/, '');
+        if (json.trim() !== '') body = JSON.parse(json) as Record<string, unknown>;
       } catch {
         return send(res, 400, { error: 'Invalid request' });
       }
       if (body === null || typeof body !== 'object' || Array.isArray(body)) return send(res, 400, { error: 'Invalid request' });
-      const args: Record<string, unknown> = { ...Object.fromEntries(url.searchParams), ...body };
+      const args: Record<string, unknown> = present({ ...Object.fromEntries(url.searchParams), ...body });
       const match = route.path.exec(path)!;
       route.params.forEach((name, i) => (args[name] = decodeURIComponent(match[i + 1]!)));
       const answered = answer(route.api, args, 'http');
@@ -854,6 +942,20 @@ export async function startReferenceDouble(options: DoubleOptions = {}): Promise
   const streams = createDoubleStreams({ prices, accounts, positionList }); // streams: see the region at the end
   const wss = new WebSocketServer({ noServer: true });
   server.on('upgrade', (req, socket, head) => {
+    // §1.3: an Upgrade other than websocket (h2c) is served as if the header were absent: the
+    // request goes back, without its upgrade headers, to Node's HTTP parser on the same socket.
+    if (!/(^|,)\s*websocket\s*(\/[^,]*)?\s*(,|$)/i.test(req.headers.upgrade ?? '')) {
+      const lines = [`${req.method} ${req.url} HTTP/${req.httpVersion}`];
+      for (let i = 0; i < req.rawHeaders.length; i += 2) {
+        const name = req.rawHeaders[i]!.toLowerCase();
+        if (name === 'upgrade' || name === 'http2-settings') continue;
+        const value = name === 'connection' ? req.rawHeaders[i + 1]!.split(',').map((t) => t.trim()).filter((t) => !/^(upgrade|http2-settings)$/i.test(t)).join(', ') : req.rawHeaders[i + 1];
+        if (value !== '') lines.push(`${req.rawHeaders[i]}: ${value}`);
+      }
+      socket.unshift(Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), head]));
+      server.emit('connection', socket);
+      return;
+    }
     if (req.url !== '/ws/stream' || req.headers.authorization !== `Bearer ${token}`) {
       socket.end('HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n{"error":"Unauthorized"}');
       return;
@@ -862,13 +964,14 @@ export async function startReferenceDouble(options: DoubleOptions = {}): Promise
       ws.on('message', (raw, binary) => {
         let message: { action?: unknown; id?: unknown; api?: unknown; args?: unknown };
         try {
-          message = binary ? {} : (JSON.parse(raw.toString()) as typeof message);
+          message = binary ? {} : (JSON.parse(raw.toString().replace(/^\uFEFF/, '')) as typeof message);
         } catch {
           return; // §5.4: malformed input gets no reply
         }
         if (message?.action !== 'rpc') return streams.handle(ws, message ?? {}); // a ping gets nothing: the service documents no pong
         const api = typeof message.api === 'string' ? message.api : '';
-        const args = (message.args ?? {}) as Record<string, unknown>;
+        const given = message.args ?? {};
+        const args = (typeof given === 'object' && !Array.isArray(given) ? present(given as Record<string, unknown>) : given) as Record<string, unknown>;
         const operation = rpcOperation(api, args);
         const answered = operation ? answer(operation, args, 'ws', api) : { body: { error: `Unknown API command '${api}'` } };
         if (answered) ws.send(JSON.stringify({ id: message.id ?? null, data: answered.body }));
@@ -883,6 +986,8 @@ export async function startReferenceDouble(options: DoubleOptions = {}): Promise
     wsUrl: `${url.replace('http', 'ws')}/ws/stream`,
     token,
     requests,
+    webhookUrl: `${url}${webhookPath}`,
+    webhookMessages,
     setPrice(instrument, price) {
       prices.set(instrument, price);
       for (const o of orders) if (o.instrument === instrument && o.state === 'Working' && marketable(o, price)) fill(o, o.type === 'Limit' ? o.limit : price);
@@ -899,10 +1004,14 @@ export async function startReferenceDouble(options: DoubleOptions = {}): Promise
       orders.length = 0;
       executions.length = 0;
       requests.length = 0;
+      webhookMessages.length = 0;
       for (const state of [positions, realized, strategies, highs, prices]) state.clear();
       for (const [instrument, price] of startPrices) prices.set(instrument, price);
     },
     strategyOf: (orderId) => orders.find((o) => o.ids.includes(orderId))?.strategy?.id,
+    elapse(ms) {
+      for (const execution of executions) execution.at -= ms;
+    },
     async close() {
       streams.close();
       for (const client of wss.clients) client.terminate();

@@ -107,7 +107,7 @@ describe('trade mcp --http', () => {
     const client = await sdkClient(TOKEN);
     try {
       const names = (await client.listTools()).tools.map((t) => t.name).sort();
-      expect(names).toEqual([...OPERATION_NAMES, 'GuardStatus'].sort());
+      expect(names).toEqual([...OPERATION_NAMES, 'GuardStatus', 'Alert'].sort());
       const quote = (await client.callTool({ name: 'GetQuote', arguments: { instrument: 'ES 09-25' } })) as CallToolResult;
       expect(quote.structuredContent).toMatchObject({ instrument: 'ES 09-25', last: 4500, success: true });
       const placed = (await client.callTool({

@@ -55,11 +55,11 @@ describe('tiers', () => {
     expect(session.stderr()).toContain('trade mcp: serving on stdio (tier read');
   });
 
-  it('paper and trade list every operation of the table and GuardStatus', async () => {
+  it('paper and trade list every operation of the table, GuardStatus and Alert', async () => {
     const paper = await startMcp(['mcp', '--tier', 'paper'], home());
-    expect(sorted(await toolNames(paper))).toEqual(sorted([...OPERATION_NAMES, 'GuardStatus']));
+    expect(sorted(await toolNames(paper))).toEqual(sorted([...OPERATION_NAMES, 'GuardStatus', 'Alert']));
     const trade = await startMcp(['mcp', '--tier', 'trade'], home({ TRADE_GUARD_MAX_ORDER_QTY: '2', TRADE_GUARD_MAX_POSITION: '4' }));
-    expect(sorted(await toolNames(trade))).toEqual(sorted([...OPERATION_NAMES, 'GuardStatus']));
+    expect(sorted(await toolNames(trade))).toEqual(sorted([...OPERATION_NAMES, 'GuardStatus', 'Alert']));
   });
 
   it('a tool each has the description and input schema of its row', async () => {
@@ -119,6 +119,38 @@ describe('calls on the embedded engine (paper tier)', () => {
     expect(positions.structuredContent).toMatchObject({ positions: [{ instrument: 'ES 09-25', marketPosition: 'Long', quantity: 1 }] });
     await session.close();
     expect(await history(env)).toEqual([expect.objectContaining({ source: 'mcp', operation: 'PlaceOrder', outcome: 'accepted', account: 'Sim101' })]);
+  });
+
+  it('Alert: a message checked, then run through the guard (journaled with source mcp); a refusal is a tool error', async () => {
+    const env = home({ TRADE_GUARD_MAX_ORDER_QTY: '2' });
+    expect((await runBin(['price', 'set', 'ES 09-25', '4500'], env)).code).toBe(0);
+    const session = await startMcp(['mcp', '--tier', 'paper'], env);
+    const message = 'command=PLACE; account=Sim101; instrument=ES 09-25; action=BUY; qty=1; order_type=MARKET; tif=DAY; take_profit=4 ticks;';
+    const checked = await call(session, 'Alert', { message, check: true });
+    expect(checked.structuredContent).toEqual({
+      command: 'PLACE',
+      calls: [{ account: 'Sim101', operation: 'PlaceOrder', args: { account: 'Sim101', instrument: 'ES 09-25', action: 'BUY', quantity: 1, orderType: 'MARKET', timeInForce: 'DAY' } }],
+      options: ['bracket: take-profit LIMIT at 4 ticks, GTC, one OCO group, placed after the entry, from the last price'],
+      warnings: [],
+      ignoredFields: [],
+      checked: true,
+      success: true,
+    });
+    expect(await orderCount(env)).toBe(0);
+    const ran = await call(session, 'Alert', { message });
+    expect(ran.isError).toBeFalsy();
+    expect(ran.structuredContent).toMatchObject({ command: 'PLACE', status: 'success', results: [{ account: 'Sim101', status: 'success', orderIds: [expect.any(String), expect.any(String)] }], success: true });
+    const refused = await call(session, 'Alert', { message: message.replace('qty=1', 'qty=5') });
+    expect(refused.structuredContent).toMatchObject({ status: 'failed', results: [{ status: 'failed', detail: expect.stringContaining('refused by guard max-order-qty') }], success: false });
+    const bad = await call(session, 'Alert', { message: 'command=PLACEE;' });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toBe("unknown_command: Unknown command 'PLACEE'");
+    await session.close();
+    expect((await history(env)).map((l) => [l.source, l.operation, l.outcome])).toEqual([
+      ['mcp', 'PlaceOrder', 'accepted'],
+      ['mcp', 'PlaceOrder', 'accepted'],
+      ['mcp', 'PlaceOrder', 'refused'],
+    ]);
   });
 
   it('--account is the account of a call that gives none', async () => {

@@ -21,11 +21,11 @@ describe('tools from the operation table', () => {
     expect(describeOperation(name)).toContain(spec.summary);
   });
 
-  it('each tier lists exactly what the table allows it, and GuardStatus', () => {
+  it('each tier lists exactly what the table allows it, and GuardStatus; Alert where money may move', () => {
     const reads = OPERATION_NAMES.filter((n) => !OPERATIONS[n].movesMoney);
     expect(toolNamesForTier('read')).toEqual([...reads, GUARD_STATUS_TOOL]);
-    expect(toolNamesForTier('paper')).toEqual([...OPERATION_NAMES, GUARD_STATUS_TOOL]);
-    expect(toolNamesForTier('trade')).toEqual([...OPERATION_NAMES, GUARD_STATUS_TOOL]);
+    expect(toolNamesForTier('paper')).toEqual([...OPERATION_NAMES, GUARD_STATUS_TOOL, 'Alert']);
+    expect(toolNamesForTier('trade')).toEqual([...OPERATION_NAMES, GUARD_STATUS_TOOL, 'Alert']);
     expect(new Set(TIERS.flatMap((t) => operationsForTier(t)))).toEqual(new Set(OPERATION_NAMES));
   });
 

@@ -211,6 +211,11 @@ describe('the installed package', () => {
     expect(doctor.stdout).toContain(
       `${join(home, 'data', 'trade.db')}: schema ${SCHEMA_VERSION}; 1 account, 1 order (0 working), 1 open position`,
     );
+    // The report's page inlines the chart library from the package's own dependency.
+    const page = join(home, 'report.html');
+    const report = await runInstalled(['report', '--account', 'Sim101', '--html', page], home);
+    expect(report.code).toBe(0);
+    expect(readFileSync(page, 'utf8')).toContain('TradingView Lightweight Charts™');
     // Its better-sqlite3 is the installed copy: the checkout's node_modules is nowhere on its path.
     const installed = join(prefix, 'lib', 'node_modules', PKG.name, 'node_modules', 'better-sqlite3', BINARY);
     expect(readFileSync(installed).equals(readFileSync(join(SQLITE_DIR, BINARY)))).toBe(true);

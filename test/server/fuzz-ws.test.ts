@@ -131,7 +131,8 @@ function expected(f: Frame): Expected {
   if (f.binary) return { kind: 'none' };
   let message: unknown;
   try {
-    message = JSON.parse(typeof f.data === 'string' ? f.data : f.data.toString('utf8'));
+    // One byte-order mark before the JSON is ignored (the project's decisions, §1.3).
+    message = JSON.parse((typeof f.data === 'string' ? f.data : f.data.toString('utf8')).replace(/^\ufeff/, ''));
   } catch {
     return { kind: 'none' };
   }

@@ -11,7 +11,7 @@ import { Agent, request } from 'undici';
 import WebSocket from 'ws';
 import { createEngine, type Engine } from '../../src/engine/engine.js';
 import type { EngineOptions } from '../../src/engine/types.js';
-import { createServer, type ServerOptions } from '../../src/server/server.js';
+import { createServer, type ServerOptions, type TradeServer } from '../../src/server/server.js';
 import { HARNESS_TOKEN } from '../helpers/tokens.js';
 
 export const TOKEN = HARNESS_TOKEN;
@@ -51,6 +51,7 @@ export interface Harness {
   url: string;
   wsUrl: string;
   engine: Engine;
+  server: TradeServer;
   logs: string[];
   warnings: string[];
   http(method: string, path: string, options?: HttpOptions): Promise<HttpReply>;
@@ -95,6 +96,7 @@ export async function startServer(options: Partial<Omit<ServerOptions, 'engine'>
     url,
     wsUrl: `${url.replace(/^http/, 'ws')}/ws/stream`,
     engine,
+    server,
     logs,
     warnings,
     http,

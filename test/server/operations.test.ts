@@ -131,6 +131,45 @@ describe('table helpers', () => {
     expect(parseArgs('GetAllPositions', { includeFlat: '0' }, 'server')).toEqual({ includeFlat: false });
   });
 
+  it('reads a null field as an absent one, on every row and in both modes (§1.3)', () => {
+    const jackson = { account: 'Sim101', ...ES_MARKET, limitPrice: null, stopPrice: null, ocoId: null, strategy: null, orderId: null, requireMarketPosition: null, maxPositions: null };
+    for (const mode of ['server', 'client'] as const) {
+      expect(parseArgs('PlaceOrder', jackson, mode)).toEqual({ account: 'Sim101', ...ES_MARKET });
+      expect(() => parseArgs('PlaceOrder', { ...jackson, quantity: null }, mode)).toThrow('Invalid request: quantity: is required');
+      expect(parseArgs('Change', { account: 'Sim101', orderId: 'a1', quantity: null, limitPrice: 10, stopPrice: null, strategyId: null }, mode)).toEqual({ account: 'Sim101', orderId: 'a1', limitPrice: 10 });
+      expect(parseArgs('GetOrders', { account: 'Sim101', activeOnly: null, limit: null, cursor: null }, mode)).toEqual({ account: 'Sim101' });
+    }
+    // Every row: its fields all null but the path's are the same as absent.
+    for (const name of OPERATION_NAMES) {
+      const nulls = Object.fromEntries(Object.keys(OPERATIONS[name].fields()).map((field) => [field, null]));
+      const outcome = (args: object) => {
+        try {
+          return parseArgs(name, args, 'server');
+        } catch (error) {
+          return (error as Error).message;
+        }
+      };
+      expect(outcome(nulls), name).toEqual(outcome({}));
+    }
+    // Go and C# write number fields as 0, never null: a price of 0 is none on the service (§3.1, §3.6), and a
+    // price the order type does not use is ignored there (§3.1); a client is told of both instead.
+    const go = { account: 'Sim101', ...ES_MARKET, limitPrice: 0, stopPrice: 0 };
+    expect(parseArgs('PlaceOrder', go, 'server')).toEqual({ account: 'Sim101', ...ES_MARKET });
+    expect(parseArgs('PlaceOrder', { ...go, limitPrice: 4500 }, 'server')).toEqual({ account: 'Sim101', ...ES_MARKET });
+    expect(() => parseArgs('PlaceOrder', go, 'client')).toThrow('Invalid request: limitPrice: must be a positive number, got 0; stopPrice: must be a positive number, got 0');
+    expect(() => parseArgs('PlaceOrder', { ...go, stopPrice: undefined, limitPrice: 4500 }, 'client')).toThrow('Invalid request: limitPrice: is not used by MARKET orders; remove it');
+    expect(() => parseArgs('PlaceOrder', { ...go, orderType: 'LIMIT' }, 'server')).toThrow('Invalid request: limitPrice: is required for LIMIT orders');
+    expect(() => parseArgs('CancelAndBracket', { account: 'Sim101', instrument: 'ES 09-25', action: 'BUY', quantity: 1, takeProfit: 0, stopLoss: 0 }, 'server')).toThrow(
+      'Invalid request: takeProfit: give takeProfit, stopLoss or both',
+    );
+    // A null for a field the row does not know is still an unknown field to a client.
+    expect(() => parseArgs('ListAccounts', { account: null }, 'client')).toThrow('Invalid request: account: is not a known field');
+    // A filter written null is no filter: FlattenEverything is the unfiltered one, Flatten needs a real one.
+    expect(operationForRpc('FlattenEverything', { account: null, instrument: null, marketPosition: null })).toBe('FlattenEverything');
+    expect(operationForRpc('Flatten', { account: 'Sim101', marketPosition: null })).toBe('Flatten');
+    expect(operationForRpc('GetQuote', { instrument: 'ES', account: null })).toBe('GetQuote');
+  });
+
   it('maps errors in one place and keeps internals from the client', () => {
     expect(errorResult(new ValidationError([{ field: 'quantity', message: 'is required' }]))).toEqual({
       status: 400,

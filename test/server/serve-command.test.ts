@@ -75,10 +75,14 @@ describe('trade serve (the built bin)', () => {
     serve.child.kill('SIGTERM');
     expect(await serve.exited).toBe(0);
     expect(serve.stdout()).toBe('');
+    // The webhook's address is random for a run without --webhook: one URL-safe id and secret.
+    const webhook = /^ {2}webhook {5}(\S+) {2}\(TradingView alerts: text, key= the token; random for this run, --webhook ID\/SECRET keeps one\)$/m.exec(serve.stderr());
+    expect(webhook?.[1]).toMatch(new RegExp(`^${url}/v1/send/[0-9a-f]{16}/[A-Za-z0-9_-]{32}$`));
     expect(serve.stderr()).toBe(
       [
         `trade serve listening on ${url}`,
         `  websocket   ${url.replace('http', 'ws')}/ws/stream`,
+        webhook![0],
         `  store       ${join(env.TRADE_HOME!, 'trade.db')}`,
         '  token       from TRADE_SERVE_TOKEN',
         '  rate limit  off',

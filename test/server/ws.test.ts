@@ -195,14 +195,15 @@ describe('WebSocket upgrade', () => {
   });
 
   // Found by test/server/fuzz-ws.test.ts: ws answered these in text/html, and any route upgraded.
-  it('a malformed upgrade is a 400 or 405 {error} in JSON that says what is wrong, and the socket closes', async () => {
+  it('a malformed upgrade is a 400 or 405 {error} in JSON that says what is wrong (an h2c offer on the stream: 426), and the socket closes', async () => {
     const key = 'dGhlIHNhbXBsZSBub25jZQ==';
     const upgrade = (lines: string[], method = 'GET', path = '/ws/stream') =>
       rawHttp(server.url, `${method} ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKEN}\r\nConnection: Upgrade\r\n${lines.join('\r\n')}\r\n\r\n`);
     const cases: Array<[Promise<string>, number, string]> = [
       [upgrade(['Upgrade: websocket', 'Sec-WebSocket-Version: 13']), 400, 'Invalid WebSocket upgrade: Missing or invalid Sec-WebSocket-Key header'],
       [upgrade(['Upgrade: websocket', `Sec-WebSocket-Key: ${key}`, 'Sec-WebSocket-Version: 7']), 400, 'Invalid WebSocket upgrade: Missing or invalid Sec-WebSocket-Version header'],
-      [upgrade(['Upgrade: h2c', `Sec-WebSocket-Key: ${key}`, 'Sec-WebSocket-Version: 13']), 400, 'Invalid WebSocket upgrade: Invalid Upgrade header'],
+      // An upgrade to anything but websocket is no upgrade at all (§1.3): a plain GET of the stream.
+      [upgrade(['Upgrade: h2c', `Sec-WebSocket-Key: ${key}`, 'Sec-WebSocket-Version: 13']), 426, '/ws/stream takes WebSocket connections only'],
       [upgrade(['Upgrade: websocket', `Sec-WebSocket-Key: ${key}`, 'Sec-WebSocket-Version: 13', 'Sec-WebSocket-Protocol: , ,']), 400, 'Invalid WebSocket upgrade: Invalid Sec-WebSocket-Protocol header'],
       [upgrade(['Upgrade: websocket', `Sec-WebSocket-Key: ${key}`, 'Sec-WebSocket-Version: 13'], 'GET', '/v1/api/positions'), 400, 'Invalid request: only /ws/stream takes WebSocket upgrades'],
       [upgrade(['Upgrade: websocket', `Sec-WebSocket-Key: ${key}`, 'Sec-WebSocket-Version: 13', 'Content-Type: application/json', 'Content-Length: 2', '', '{}'], 'POST', '/v1/api/accounts/Sim101/orders/place'), 400, 'Invalid request: only /ws/stream takes WebSocket upgrades'],

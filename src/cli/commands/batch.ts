@@ -55,7 +55,8 @@ export function parseLine(raw: string): Parsed {
   if (name === undefined)
     return { ok: false, id, error: `Invalid request: api: must be one of ${Object.keys(OPERATIONS).join(', ')}, got ${show(api)}` };
   if (!isOperationName(name)) return { ok: false, id, error: name };
-  return { ok: true, name, args, id };
+  // `args: null` is no args, as a null field is an absent one (service-reference.md §1.3).
+  return { ok: true, name, args: args ?? {}, id };
 }
 
 export function parseConcurrency(raw: string | undefined, backend: Backend['name']): number {

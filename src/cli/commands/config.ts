@@ -1,4 +1,4 @@
-import { CONFIG_KEYS, type ConfigKey, ENV_FOR, maskToken, normalizeValue, requireKey, showValue } from '../../config/keys.js';
+import { CONFIG_KEYS, type ConfigKey, ENV_FOR, maskToken, maskWebhookUrl, normalizeValue, requireKey, showValue } from '../../config/keys.js';
 import { type GuardKey, isGuardKey } from '../../config/key-table.js';
 import { configPath, readSafely, type SettingProblem, type Settings, type Source } from '../../config/settings.js';
 import { ConfigError, ExitCode, IncompleteError, UsageError } from '../../order/errors.js';
@@ -26,6 +26,7 @@ function effective(settings: Settings): Effective[] {
     backend: () => settings.backend,
     account: () => settings.account,
     timeout: () => String(settings.timeoutMs / 1000),
+    'webhook-url': () => settings.webhookUrl,
   };
   return CONFIG_KEYS.map((key) => {
     const problem = settings.problem(key);
@@ -37,14 +38,14 @@ function effective(settings: Settings): Effective[] {
 }
 
 function shown(entry: Effective, showToken: boolean): string | undefined {
-  if (entry.key !== 'token' || entry.value === undefined || showToken) return entry.value;
-  return maskToken(entry.value);
+  if ((entry.key !== 'token' && entry.key !== 'webhook-url') || entry.value === undefined || showToken) return entry.value;
+  return entry.key === 'token' ? maskToken(entry.value) : maskWebhookUrl(entry.value);
 }
 
 /** How a bad value appears in the list: escaped, and never a token's text. */
 function shownProblem(problem: SettingProblem): string {
   if (!('raw' in problem)) return 'unreadable';
-  return problem.key === 'token' ? 'invalid' : `invalid: ${showValue(problem.raw)}`;
+  return problem.key === 'token' || problem.key === 'webhook-url' ? 'invalid' : `invalid: ${showValue(problem.raw)}`;
 }
 
 /** The distinct messages (an unreadable file is one problem, however many keys it hides). */
@@ -78,7 +79,7 @@ export async function runConfigSet(ctx: CommandContext, key: string, value: stri
   const normalized = normalizeValue(k, value);
   const profile = await currentProfile(ctx);
   (await openStore(ctx)).set(profile, k, normalized);
-  ctx.io.err(`Set ${k} = ${normalized} (profile ${profile})`);
+  ctx.io.err(`Set ${k} = ${k === 'webhook-url' ? maskWebhookUrl(normalized) : normalized} (profile ${profile})`);
   if (ctx.env[ENV_FOR[k]]) ctx.io.err(`Note: ${ENV_FOR[k]} is set and overrides it.`);
 }
 

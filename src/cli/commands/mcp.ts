@@ -12,6 +12,8 @@ import type { AddressInfo } from 'node:net';
 import { ConfigError, UsageError } from '../../order/errors.js';
 import { parseAccountName } from '../../order/schema.js';
 import { redact } from '../../config/redact.js';
+import { storePath } from '../../config/paths.js';
+import { ledgerPath } from '../../guard/ledger.js';
 import type { Tier } from '../../mcp/tiers.js';
 import { type CommandContext, using } from '../context.js';
 import { type StopWhen, untilSignal } from '../signals.js';
@@ -97,6 +99,8 @@ export async function runMcp(ctx: CommandContext, options: McpOptions, deps: Mcp
   try {
     const backend = await ctx.openBackend({ source: 'mcp' });
     await using(backend, async () => {
+      // The Alert tool's kill switch and rate limit: the guard's halt and ledger, as trade alert's.
+      const alerts = { ledgerFile: ledgerPath(storePath(ctx.env)), profile: (await ctx.settings()).profile };
       const makeServer = () =>
         createTradeMcpServer(
           { Server, ListToolsRequestSchema, CallToolRequestSchema, McpError, ErrorCode },
@@ -107,6 +111,7 @@ export async function runMcp(ctx: CommandContext, options: McpOptions, deps: Mcp
             defaultAccount: account,
             guardStatus: () => guardStatus(ctx),
             redact: (text) => redact(text, ctx.secrets()),
+            alerts,
           },
         );
       const tools = toolNamesForTier(tier).length;

@@ -178,6 +178,33 @@ export async function runSandboxLog(ctx: CommandContext, options: { json?: boole
   for (const [operation, n] of counts) ctx.io.out(`  ${operation.padEnd(24)} ${n}`);
 }
 
+interface AlertRow {
+  receivedAt: string;
+  status: string;
+  command?: string;
+  account?: string;
+  instrument?: string;
+  orderIds: string[];
+  error?: string;
+  detail?: string;
+  warning?: string;
+}
+
+/** The webhook's Alert History (issue 32), oldest first. */
+export async function runSandboxAlerts(ctx: CommandContext, options: { json?: boolean; status?: string; limit?: string }): Promise<void> {
+  const query = new URLSearchParams();
+  if (options.status !== undefined) query.set('status', options.status);
+  if (options.limit !== undefined) query.set('limit', options.limit);
+  const answer = await call(ctx, 'GET', `alerts${query.size ? `?${query.toString()}` : ''}`);
+  if (options.json) return ctx.io.out(JSON.stringify(answer));
+  const rows = answer.alerts as AlertRow[];
+  for (const r of rows) {
+    const what = r.error ? `${r.error}: ${r.detail ?? ''}` : r.warning ?? (r.orderIds.length ? `orders ${r.orderIds.join(', ')}` : '');
+    ctx.io.out(`${r.receivedAt}  ${r.status.padEnd(7)} ${(r.command ?? '-').padEnd(17)} ${(r.account ?? '-').padEnd(10)} ${(r.instrument ?? '-').padEnd(10)} ${what}`.trimEnd());
+  }
+  ctx.io.out(`${rows.length} alert${rows.length === 1 ? '' : 's'} shown`);
+}
+
 export async function runSandboxSnapshot(ctx: CommandContext, action: 'save' | 'restore' | 'reset', name: string | undefined, options: { json?: boolean }): Promise<void> {
   const answer = await call(ctx, 'POST', action, action === 'reset' ? {} : { name });
   if (options.json) return ctx.io.out(JSON.stringify(answer));

@@ -4,6 +4,7 @@ import { parseInstrument } from '../../order/schema.js';
 import { generateToken, isUsableToken } from '../../server/auth.js';
 import { DEFAULT_BURST, describeRateLimit, parseBurst, parseMaxConnections, parseRate, type RateLimitOptions } from '../../server/limits.js';
 import { createServer, WS_PATH } from '../../server/server.js';
+import { parseWebhookAddress } from '../../server/webhook.js';
 import { parseLogSize } from '../../server/sandbox/request-log.js';
 import type { Env } from '../../config/paths.js';
 import type { CommandContext } from '../context.js';
@@ -33,6 +34,8 @@ export interface ServeOptions {
   /** Scenario rules in force from the start (issue 22). */
   scenario?: string;
   logSize?: string;
+  /** The webhook's `ID/SECRET` (issue 32). */
+  webhook?: string;
 }
 
 export interface ServeDeps {
@@ -114,6 +117,9 @@ export async function runServe(ctx: CommandContext, options: ServeOptions, deps:
   const maxConnections = options.maxConnections === undefined ? undefined : parseMaxConnections(options.maxConnections);
   const logSize = options.logSize === undefined ? undefined : parseLogSize(options.logSize);
   if (Number.isNaN(logSize)) throw new UsageError(`--log-size must be a whole number from 1 to 1000000, got '${options.logSize}'`);
+  const webhook = options.webhook === undefined ? undefined : parseWebhookAddress(options.webhook);
+  if (options.webhook !== undefined && !webhook)
+    throw new UsageError(`--webhook must be ID/SECRET: 1-128 and 8-128 of A-Z a-z 0-9 _ -, got '${options.webhook}'`, { hint: 'Nothing was served.' });
   // Checked whole before anything is served: a bad rule is exit 2 naming the file, line and field.
   const scenario = options.scenario === undefined ? undefined : (await import('../../server/sandbox/scenario-file.js')).loadScenario(options.scenario);
   const { token, source } = await resolveToken(options.tokenFile, ctx.env);
@@ -145,6 +151,7 @@ export async function runServe(ctx: CommandContext, options: ServeOptions, deps:
       limits: maxConnections === undefined ? undefined : { maxConnections },
       scenario,
       logSize,
+      webhook,
       log: options.log ? (line) => io.err(line) : undefined,
       warn: (line) => io.err(io.errColor.red(line)),
     });
@@ -163,6 +170,7 @@ export async function runServe(ctx: CommandContext, options: ServeOptions, deps:
     };
     for (const [key, value] of [
       ['websocket', `${url.replace(/^http/, 'ws')}${WS_PATH}`],
+      ['webhook', `${url}${server.webhook.path}  (TradingView alerts: text, key= the token${webhook ? '' : '; random for this run, --webhook ID/SECRET keeps one'})`],
       ['store', engine.file],
       ['token', tokenLine[source]],
       ['rate limit', rateLimit ? describeRateLimit(rateLimit) : 'off'],

@@ -8,7 +8,7 @@ import { parseAll, UsageError } from '../../order/errors.js';
 import { stripInvisible as shown } from '../../config/redact.js';
 import { parseAccountName, parseInstrument } from '../../order/schema.js';
 import type { PnlAccountRead, PnlUpdateRead } from '../../service/events.js';
-import type { OrderRead, QuoteRead } from '../../service/shapes.js';
+import type { ExecutionRead, OrderRead, QuoteRead } from '../../service/shapes.js';
 import { using, type CommandContext } from '../context.js';
 import { describeObject, formatMoney, formatPrice, orderStatus } from '../format.js';
 import type { OutputStream } from '../io.js';
@@ -19,8 +19,10 @@ export interface WatchOptions {
   json?: boolean;
   /** pnl: milliseconds between updates. */
   interval?: string;
-  /** orders: only this account. */
+  /** orders, executions: only this account. */
   account?: string;
+  /** executions: every account, whatever the default. */
+  allAccounts?: boolean;
 }
 
 export interface WatchDeps {
@@ -47,7 +49,7 @@ function untilStdoutGone(stdout: OutputStream): { gone: Promise<string>; dispose
 }
 
 /** Runs `feed` until a stop, or until it fails: then the error is the command's (only main exits). */
-async function watch(ctx: CommandContext, what: string, deps: WatchDeps, feed: (fc: FeedContext) => Promise<void>): Promise<void> {
+export async function watch(ctx: CommandContext, what: string, deps: WatchDeps, feed: (fc: FeedContext) => Promise<void>): Promise<void> {
   const stop = (deps.stopWhen ?? untilSignal)();
   const stdout = untilStdoutGone(ctx.io.stdout);
   try {
@@ -172,4 +174,31 @@ export async function runWatchOrders(ctx: CommandContext, options: WatchOptions,
   await watch(ctx, `orders of ${account ?? 'every account'}`, deps, (fc) =>
     watchOrders(fc, account, (order, raw) => ctx.io.out(options.json ? JSON.stringify(raw) : orderLine(order, backendNow(fc)))),
   );
+}
+
+/** `09:30:05  Sim101  ES 09-25  BUY 2 @ 6000  position 2  order 2ea6…`: one execution. */
+export function executionLine(e: ExecutionRead): string {
+  const side = e.marketPosition === 'Long' ? 'BUY' : e.marketPosition === 'Short' ? 'SELL' : '—';
+  return [
+    typeof e.epoch === 'number' ? clock(e.epoch) : text(e.time),
+    text(e.account),
+    text(e.instrument),
+    `${side} ${e.quantity ?? '—'} @ ${formatPrice(e.price)}`,
+    `position ${e.position ?? '—'}`,
+    `order ${text(e.orderId)}`,
+    `execution ${shown(e.id)}`,
+  ].join('  ');
+}
+
+/** Executions of the last 900 s, then each new one; on a remote backend each is kept in the execution history. */
+export async function runWatchExecutions(ctx: CommandContext, options: WatchOptions, deps: WatchDeps = {}): Promise<void> {
+  const { accountScope, showScope } = await import('../account-scope.js');
+  const scope = await accountScope(ctx, options, 'watch executions');
+  const { watchExecutions } = await import('../watch-feeds.js');
+  await watch(ctx, `executions of ${scope.account ?? 'every account'}`, deps, (fc) => {
+    showScope(ctx, scope);
+    return watchExecutions(fc, scope.account === undefined ? undefined : [scope.account], 900, (execution, raw) =>
+      ctx.io.out(options.json ? JSON.stringify(raw) : executionLine(execution)),
+    );
+  });
 }

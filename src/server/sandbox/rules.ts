@@ -9,7 +9,8 @@ import { OPERATIONS } from '../../service/operations.js';
 import { parseInstrument } from '../../order/schema.js';
 
 export const STREAM_ACTIONS = ['subscribe', 'unsubscribe', 'streamPnl'] as const;
-const OPERATION_NAMES: readonly string[] = [...Object.keys(OPERATIONS), ...STREAM_ACTIONS];
+/** `Webhook`: a message to trade serve's TradingView webhook (issue 32). */
+const OPERATION_NAMES: readonly string[] = [...Object.keys(OPERATIONS), 'Webhook', ...STREAM_ACTIONS];
 
 export type Effect =
   | { kind: 'status'; status: 408 | 429 | 500; retryAfter: number }
@@ -92,7 +93,7 @@ export const RuleInput = z
     name: name.optional(),
     operation: z
       .string()
-      .refine((op) => OPERATION_NAMES.includes(op), { message: `must be an operation of the table (PlaceOrder, Flatten, ...) or ${STREAM_ACTIONS.join(', ')}` })
+      .refine((op) => OPERATION_NAMES.includes(op), { message: `must be an operation of the table (PlaceOrder, Flatten, ...), Webhook, or ${STREAM_ACTIONS.join(', ')}` })
       .optional(),
     account: z.string().min(1).max(100).optional(),
     instrument: z.string().min(1).max(100).optional(),
