@@ -7,6 +7,7 @@ import { benchBounds } from './bounds.js';
 import { benchEngine } from './engine.js';
 import { benchGuard } from './guard.js';
 import { benchHttp } from './http.js';
+import { benchReplay } from './replay.js';
 import { benchStartup } from './startup.js';
 import { printTable, REMOVED_VARIABLES } from './util.js';
 import { benchWs } from './ws.js';
@@ -28,6 +29,8 @@ console.error('trade batch…');
 results.batch = await benchBatch();
 console.error('trade serve under abuse…');
 results.bounds = await benchBounds();
+console.error('trade price replay of 1M and 5M ticks…');
+results.replay = await benchReplay();
 
 const s = results.startup;
 const mib = (kib) => `${(kib / 1024).toFixed(1)} MiB`;
@@ -52,6 +55,13 @@ printTable([
   ['batch ws', `${results.batch.ws} orders/s`, `shell loop: ${results.batch.shellLoop}/s`, `${(results.batch.ws / results.batch.shellLoop).toFixed(0)}x`, '>= 10000/s'],
   ['serve: another WS client beside one that never reads', `${results.bounds.wsBesideGreedyMs} ms (max ${results.bounds.wsBesideGreedyMaxMs} ms)`, `quiet: ${results.bounds.wsQuietMs} ms`, `${results.bounds.wsRatio}x`, ''],
   ['serve: another HTTP client beside 200 pipelined reads', `${results.bounds.httpBesidePipelinedMs} ms (max ${results.bounds.httpBesidePipelinedMaxMs} ms)`, `quiet: ${results.bounds.httpQuietMs} ms`, `${results.bounds.httpRatio}x`, ''],
+  ...results.replay.runs.map((r) => [
+    `price replay ${r.ticks / 1e6}M ticks, --speed max`,
+    r.ok ? `${r.ticksPerSecond} ticks/s, peak ${r.peakMiB} MiB` : `exit ${r.exit}: ${r.error}`,
+    `${r.seconds} s wall, ${r.cpuSeconds} s CPU, load ${r.load}`,
+    '',
+    '>= 250000/s, < 150 MiB',
+  ]),
 ]);
 writeFileSync(new URL('./results.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
 console.error('wrote bench/results.json');

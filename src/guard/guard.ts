@@ -125,13 +125,14 @@ export interface GuardedBackend extends Backend {
 }
 
 export function guardBackend(inner: Backend, options: GuardOptions): GuardedBackend {
-  const clock = options.clock ?? (() => new Date());
   const { rules } = options;
   let ledger: Ledger | undefined;
   const openOnce = () => (ledger ??= openLedger(options.ledgerFile));
 
   // The embedded engine answers the guard's reads directly; a remote backend through `call`.
   const direct = (inner as { guardFacts?: GuardFacts }).guardFacts;
+  // The engine's clock, a replay's while one drives it: windows and trading days follow it.
+  const clock = options.clock ?? (direct?.now ? () => direct.now!() : () => new Date());
 
   async function position(account: string, instrument: string): Promise<number> {
     if (direct) return direct.position(account, instrument);

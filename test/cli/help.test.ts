@@ -116,6 +116,7 @@ describe('help', () => {
       'sandbox save',
       'sandbox restore',
       'sandbox reset',
+      'sandbox clock',
     ]);
   });
 
