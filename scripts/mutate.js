@@ -11,7 +11,7 @@
 // behaviour any caller can see) are listed with the reason in scripts/mutation-equivalents.json;
 // the summary shows each module's score as run and with those set aside. A module under the
 // target (85 % as run) makes the command exit 1.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Stryker } from '@stryker-mutator/core';
@@ -86,7 +86,8 @@ async function run(name, module) {
     reporters: ['json', 'html', 'progress-append-only'],
     jsonReporter: { fileName: jsonFile },
     htmlReporter: { fileName: join(REPORTS, `${name}.html`) },
-    tempDirName: '.stryker-tmp',
+    // A sandbox of its own per module, so that modules can be mutated side by side.
+    tempDirName: join('.stryker-tmp', name),
     cleanTempDir: true,
     // A busy machine (other work on 2 cores) must not turn a slow test into a "timeout" kill.
     timeoutMS: 10_000,
@@ -131,7 +132,11 @@ for (const name of asked.length ? asked : Object.keys(MODULES)) {
   results.push(await run(name, MODULES[name]));
 }
 const seconds = Math.round((Date.now() - started) / 1000);
-writeFileSync(join(REPORTS, 'summary.json'), `${JSON.stringify({ date: new Date().toISOString(), seconds, results }, null, 2)}\n`);
+// The summary keeps the last result of every module, whichever run it came from.
+const summaryFile = join(REPORTS, 'summary.json');
+const previous = existsSync(summaryFile) ? JSON.parse(readFileSync(summaryFile, 'utf8')).results : [];
+const merged = [...previous.filter((p) => !results.some((r) => r.module === p.module)), ...results];
+writeFileSync(summaryFile, `${JSON.stringify({ date: new Date().toISOString(), results: merged }, null, 2)}\n`);
 
 for (const r of results)
   for (const s of r.survivors) console.log(`${r.module}: ${s.status} ${s.file}:${s.line} ${s.mutator}: ${JSON.stringify(s.original)} -> ${JSON.stringify(s.replacement)}`);
