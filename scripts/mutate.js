@@ -88,6 +88,8 @@ async function run(name, module) {
     htmlReporter: { fileName: join(REPORTS, `${name}.html`) },
     // A sandbox of its own per module, so that modules can be mutated side by side.
     tempDirName: join('.stryker-tmp', name),
+    // Not copied into a sandbox: the other modules' sandboxes and the reports.
+    ignorePatterns: ['/.stryker-tmp', '/reports'],
     cleanTempDir: true,
     // A busy machine (other work on 2 cores) must not turn a slow test into a "timeout" kill.
     timeoutMS: 10_000,
