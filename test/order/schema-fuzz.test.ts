@@ -43,7 +43,8 @@ import {
 } from '../helpers/fuzz.js';
 
 const SEED = 20250908;
-const RUNS = 2000;
+/** Cases per property: 2000 in the suite; `npm run mutate` runs fewer (TRADE_FUZZ_RUNS), once per mutant. */
+const RUNS = Number(process.env.TRADE_FUZZ_RUNS ?? 2000);
 const params = (numRuns = RUNS) => ({ seed: SEED, numRuns });
 
 /** Rejections are short enough to read on one screen, whatever the input held. */
@@ -287,9 +288,11 @@ describe('deep nesting and sheer size', () => {
   it('a field nested 100,000 levels deep, or an order with 10,000 unknown keys, is refused with work bounded by its size', () => {
     const order = { account: 'Sim101', instrument: 'ES 09-25', action: 'BUY', quantity: 1, orderType: 'MARKET', timeInForce: 'DAY' };
     for (const inArrays of [true, false]) {
+      const tally = { looks: 0 };
+      const deep = countedNested(100_000, 'ES 09-25', inArrays, tally);
       for (const field of ['instrument', 'quantity', 'ocoId']) {
-        const tally = { looks: 0 };
-        const input = counted({ ...order, [field]: countedNested(100_000, 'ES 09-25', inArrays, tally) }, tally);
+        tally.looks = 0;
+        const input = counted({ ...order, [field]: deep }, tally);
         expect(attempt(() => parseOrder(input)).ok).toBe(false);
         // The order's own keys, and a few levels of the nested field (to show it in the message):
         // not the 100,000 levels, let alone a walk that grows faster than them.
