@@ -1,4 +1,4 @@
-// npm run mutate [-- MODULE...]: mutation testing with Stryker over the modules where a silent
+// npm run mutate [-- [--report-only] MODULE...]: mutation testing with Stryker over the modules where a silent
 // regression costs money (docs/mutation-testing.md). Each module is one Stryker run over its own
 // source files, with only the test files that exercise them in-process (a test that runs the
 // built bin never sees a mutant). Runs are incremental: reports/mutation/<module>.incremental.json
@@ -71,10 +71,10 @@ function originalText(source, location) {
 const isEquivalent = (file, mutant, original) =>
   EQUIVALENTS.some((e) => e.file === file && e.mutator === mutant.mutatorName && e.original === original && e.replacement === mutant.replacement);
 
-async function run(name, module) {
+async function run(name, module, reportOnly) {
   const started = Date.now();
   const jsonFile = join(REPORTS, `${name}.json`);
-  await new Stryker({
+  if (!reportOnly) await new Stryker({
     testRunner: 'vitest',
     plugins: ['@stryker-mutator/vitest-runner'],
     vitest: { configFile: 'vitest.mutate.config.ts', related: false },
@@ -124,19 +124,23 @@ async function run(name, module) {
 
 const round = (n) => Math.floor(n * 100) / 100;
 
-const asked = process.argv.slice(2);
+// --report-only: the scores again from the last reports (after scripts/mutation-equivalents.json changed), nothing run.
+const reportOnly = process.argv.includes('--report-only');
+const asked = process.argv.slice(2).filter((a) => a !== '--report-only');
 for (const name of asked) if (!MODULES[name]) throw new Error(`no module '${name}': one of ${Object.keys(MODULES).join(', ')}`);
 mkdirSync(REPORTS, { recursive: true });
 const started = Date.now();
 const results = [];
 for (const name of asked.length ? asked : Object.keys(MODULES)) {
   console.error(`mutating ${name}: ${MODULES[name].mutate.join(', ')}`);
-  results.push(await run(name, MODULES[name]));
+  results.push(await run(name, MODULES[name], reportOnly));
 }
 const seconds = Math.round((Date.now() - started) / 1000);
 // The summary keeps the last result of every module, whichever run it came from.
 const summaryFile = join(REPORTS, 'summary.json');
 const previous = existsSync(summaryFile) ? JSON.parse(readFileSync(summaryFile, 'utf8')).results : [];
+// Recomputed from a report: the time is the run's that made it.
+if (reportOnly) for (const r of results) r.seconds = previous.find((p) => p.module === r.module)?.seconds ?? r.seconds;
 const merged = [...previous.filter((p) => !results.some((r) => r.module === p.module)), ...results];
 writeFileSync(summaryFile, `${JSON.stringify({ date: new Date().toISOString(), results: merged }, null, 2)}\n`);
 
