@@ -4,8 +4,8 @@
  * the service's body (`--json`) or as lines for a person.
  */
 import type { Backend, CallResult } from '../backends/types.js';
-import { parseAll, RejectedError, UsageError } from '../order/errors.js';
-import { parseAccountName } from '../order/schema.js';
+import { parseAll, RejectedError, UsageError } from '../common/errors.js';
+import { parseAccountName } from '../service/order.js';
 import type { ArgsOf, OperationName } from '../service/operations.js';
 import { using, type CommandContext } from './context.js';
 

@@ -5,11 +5,11 @@
  * is loaded only when a question is really asked.
  */
 import type { Backend } from '../backends/types.js';
-import { CancelledError, UsageError } from '../order/errors.js';
+import { CancelledError, UsageError } from '../common/errors.js';
 import {
   ACTIONS, NEEDS_LIMIT, NEEDS_STOP, ORDER_TYPES, TIMES_IN_FORCE,
   describeOrder, fieldError, splitOrder, type Order, type OrderType,
-} from '../order/schema.js';
+} from '../service/order.js';
 import { FLAG_FOR, numberOrText, type OrderDraft } from './order-flags.js';
 import type { CommandContext } from './context.js';
 import type { Io } from './io.js';

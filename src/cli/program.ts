@@ -5,7 +5,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { CONFIG_KEYS, ENV_FOR, KEY_HELP } from '../config/key-table.js';
 import { GUARD_RULES } from '../guard/rules.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../common/version.js';
 import { LIVE_SOURCES } from './complete-sources.js';
 import type { MutableContext } from './context.js';
 import { helpWidth, type Io } from './io.js';
@@ -56,7 +56,7 @@ async function checkProfile(ctx: MutableContext, profile: string, action: Comman
   while (top.parent?.parent) top = top.parent;
   if (MAKES_PROFILES.has(top.name())) return;
   const { readConfigFile } = await import('../config/config-file.js');
-  const { ConfigError } = await import('../order/errors.js');
+  const { ConfigError } = await import('../common/errors.js');
   const profiles = readConfigFile(ctx.env).profiles;
   const names = profiles !== null && typeof profiles === 'object' && !Array.isArray(profiles) ? Object.keys(profiles) : [];
   if (names.includes(profile) || profile === 'default') return;

@@ -2,11 +2,11 @@
  * @inquirer/prompts bound to a command's streams: questions read stdin and draw on stderr, so
  * `--json` output on stdout stays clean while a person answers. Loaded only when a prompt is
  * really shown (context.ts imports this file on demand), never for flags-only runs or `--help`.
- * @inquirer/prompts is ES modules only: imported (src/import-esm.ts) when the prompter is made.
+ * @inquirer/prompts is ES modules only: imported (src/common/import-esm.ts) when the prompter is made.
  */
 import { Writable } from 'node:stream';
-import { importEsm } from '../import-esm.js';
-import { CancelledError } from '../order/errors.js';
+import { importEsm } from '../common/import-esm.js';
+import { CancelledError } from '../common/errors.js';
 import type { InputStream, Io, OutputStream } from './io.js';
 
 export interface TextQuestion {

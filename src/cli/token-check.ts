@@ -7,7 +7,7 @@
 import type { ProbeResult } from '../backends/probe.js';
 import type { BackendName } from '../config/keys.js';
 import type { Settings } from '../config/settings.js';
-import { ConfigError } from '../order/errors.js';
+import { ConfigError } from '../common/errors.js';
 
 /** A check waits at most this long (or the configured timeout, if shorter): a status is a quick look. */
 export const CHECK_TIMEOUT_MS = 5_000;

@@ -14,7 +14,7 @@ import { printable, RATE_LIMIT_TEXT } from '../backends/remote.js';
 import type { Backend, CallResult } from '../backends/types.js';
 import type { WsBackend, WsEvent } from '../backends/ws.js';
 import type { Engine } from '../engine/engine.js';
-import { RateLimitedError, RejectedError } from '../order/errors.js';
+import { RateLimitedError, RejectedError } from '../common/errors.js';
 import { type PnlUpdateRead, readMarketData, readPnlUpdate, readStreamError, type StreamErrorRead } from '../service/events.js';
 import type { ArgsOf, OperationName } from '../service/operations.js';
 import type { ExecutionRead, OrderRead, QuoteRead } from '../service/shapes.js';

@@ -2,9 +2,9 @@
  * The config keys, what each means and the environment variable that overrides it. Nothing is
  * imported here, so the help text can name the keys without loading the validation (zod).
  */
-import { envForRule, GUARD_RULES, type GuardRule, RULE_HELP } from '../guard/rules.js';
+import { envForRule, GUARD_RULES, type GuardRule, RULE_HELP } from './guard-syntax.js';
 
-/** The guard's rules are keys too: `guard.max-order-qty`, ... (src/guard/rules.ts). */
+/** The guard's rules are keys too: `guard.max-order-qty`, ... (src/config/guard-syntax.ts). */
 export const GUARD_KEYS = GUARD_RULES.map((rule) => `guard.${rule}` as const);
 export type GuardKey = `guard.${GuardRule}`;
 

@@ -4,7 +4,7 @@
  * lines are parsed one at a time (replay-file.ts streams them, twice), and the walk is the same
  * for the same seed.
  */
-import { UsageError } from '../order/errors.js';
+import { UsageError } from '../common/errors.js';
 import { contractSpec, rootOf } from '../service/contracts.js';
 
 /** One record of a replay file: a tick (one price) or a bar (open, high, low, close). */

@@ -4,7 +4,7 @@
  * output, details the service's body does not carry. The embedded backend and `trade serve` both
  * answer through here, so they cannot disagree; the shapes come from service-shapes.ts.
  */
-import { RejectedError } from '../order/errors.js';
+import { RejectedError } from '../common/errors.js';
 import { tradingDayStart, chicagoTimestamp, chicagoWallClock, DAY_MS } from '../service/chicago.js';
 import { LIST_PAGE_MAX, OPERATIONS, type ArgsOf, type OperationName, type OperationSpec } from '../service/operations.js';
 import type { OrderObject, PositionObject } from '../service/shapes.js';

@@ -13,7 +13,7 @@
  * Also the user's contracts (`trade contract add`), kept in the store and handed to the contract
  * table when the engine opens.
  */
-import { RejectedError } from '../order/errors.js';
+import { RejectedError } from '../common/errors.js';
 import { contractSpec, type ContractSpec, rootOf, setCustomContracts, userContract } from '../service/contracts.js';
 import { type Core, positionOf } from './core.js';
 import type { CustomContractRow, PriceSourceRow } from './queries.js';

@@ -4,7 +4,7 @@
  * `count` per `period`; one bucket per server, because every client holds the same token and so
  * is the same caller.
  */
-import { UsageError } from '../order/errors.js';
+import { UsageError } from '../common/errors.js';
 
 export const BODY_LIMIT = 64 * 1024;
 

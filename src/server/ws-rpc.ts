@@ -8,8 +8,8 @@
  */
 import type { RawData, WebSocket } from 'ws';
 import type { Engine } from '../engine/engine.js';
-import { formatIssues } from '../order/errors.js';
-import { printable, show } from '../order/schema.js';
+import { formatIssues } from '../common/errors.js';
+import { printable, show } from '../service/order.js';
 import { duplicateKeyIssues, type KeyPath, parseStrictJson } from '../service/strict-json.js';
 import { isOperationName, OPERATIONS, type OperationName, operationForRpc, operationForWsName } from '../service/operations.js';
 import { dispatch, dispatchGrouped, INTERNAL_ERROR_BODY, type OperationResult } from './operations.js';

@@ -9,7 +9,7 @@
  * Schemas are built on first use: the table itself costs nothing at start-up.
  */
 import * as z from 'zod';
-import { type FieldIssue, ValidationError } from '../order/errors.js';
+import { type FieldIssue, ValidationError } from '../common/errors.js';
 import {
   accountNameField,
   type Action,
@@ -34,7 +34,7 @@ import {
   toIssues,
   upperEnum,
   wholeNumberField,
-} from '../order/schema.js';
+} from './order.js';
 import {
   type AccountRead,
   type AccountsReply,

@@ -13,8 +13,8 @@ import { checkedCalls, optionNotes } from '../../alerts/plan.js';
 import { type AlertOutcome, type CallRecord, type CloneResult, outcomeBody, runAlert, unsupported } from '../../alerts/run.js';
 import { AlertFormatError, keysIn } from '../../alerts/syntax.js';
 import { createClientHost } from '../../alerts/client-host.js';
-import { ExitCode, IncompleteError, NetworkError, TradeError, UsageError } from '../../order/errors.js';
-import { describeOrder, type OrderBody } from '../../order/schema.js';
+import { ExitCode, IncompleteError, NetworkError, TradeError, UsageError } from '../../common/errors.js';
+import { describeOrder, type OrderBody } from '../../service/order.js';
 import { envelopeData } from '../../service/shapes.js';
 import { type CommandContext, using } from '../context.js';
 

@@ -4,7 +4,7 @@
  */
 import { type ConfigKey, maskToken } from '../../config/keys.js';
 import { configPath, type Settings, type Source, sourceText } from '../../config/settings.js';
-import { ExitCode, IncompleteError } from '../../order/errors.js';
+import { ExitCode, IncompleteError } from '../../common/errors.js';
 import type { CommandContext } from '../context.js';
 import { rows } from '../format.js';
 import { accepted, checkToken, describeCheck, remoteUrl, type TokenCheck } from '../token-check.js';

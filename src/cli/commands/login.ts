@@ -1,7 +1,7 @@
 import { text } from 'node:stream/consumers';
 import { ENV_FOR, maskToken, normalizeValue } from '../../config/keys.js';
 import type { Settings } from '../../config/settings.js';
-import { CancelledError, ConfigError, NetworkError, UsageError } from '../../order/errors.js';
+import { CancelledError, ConfigError, NetworkError, UsageError } from '../../common/errors.js';
 import type { CommandContext } from '../context.js';
 import { accepted, checkToken, describeCheck, remoteUrl } from '../token-check.js';
 

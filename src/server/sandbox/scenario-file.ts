@@ -10,7 +10,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { isMap, isSeq, LineCounter, parseDocument } from 'yaml';
 import * as z from 'zod';
-import { UsageError } from '../../order/errors.js';
+import { UsageError } from '../../common/errors.js';
 import { MAX_RULES, RuleInput } from './rules.js';
 
 /** A scenario file is at most this large: a thousand rules fit in a tenth of it. */
