@@ -911,7 +911,7 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .command('status')
     .summary('The token in effect, where it comes from, and whether the service takes it')
     .description(
-      "The token in effect, masked, and where it comes from (TRADE_TOKEN or the profile), the backend and base URL, and whether the service takes it: one authenticated read (GetAllPositions), waiting at most 5 seconds; nothing is placed. On embedded no token is needed and none is sent. Exit 0 when the token is taken (or not needed), 3 when none is set, no URL is set or the service refuses it, 4 when the service cannot be asked.",
+      "The token in effect, masked, and where it comes from (TRADE_TOKEN or the profile), the backend and base URL, and whether the service takes it: one authenticated read (GetAllPositions), waiting at most 5 seconds; nothing is placed. On embedded, where no token is needed, it is checked over HTTP when a base URL is set (the service it is for), and nothing is sent when none is. Exit 0 when the token is taken (or not needed), 3 when none is set, no URL is set or the service refuses it, 4 when the service cannot be asked.",
     )
     .option('--json', 'print {"profile","backend","baseUrl","wsUrl","token","service"}')
     .addHelpText('after', examples('trade auth status', 'TRADE_BACKEND=http trade auth status --json'))

@@ -18,6 +18,16 @@ export interface TokenCheck {
   probe: ProbeResult;
 }
 
+/**
+ * The transport a token is checked over: the backend's own when it is remote; over HTTP when the
+ * backend is embedded but a base URL is set (the service the token is for is there, even though
+ * the embedded backend sends it nothing); none when embedded with no base URL.
+ */
+export function checkedOver(settings: Settings): Exclude<BackendName, 'embedded'> | undefined {
+  if (settings.backend !== 'embedded') return settings.backend;
+  return settings.baseUrl ? 'http' : undefined;
+}
+
 /** The URL a remote backend talks to, or a ConfigError naming what to set. */
 export function remoteUrl(settings: Settings, backend: Exclude<BackendName, 'embedded'>, hint: string): string {
   const url = backend === 'http' ? settings.baseUrl : settings.wsUrl;
