@@ -48,7 +48,7 @@ type Paged = 'GetOrders' | 'GetExecutions';
 
 /**
  * A list read whole. `trade serve` answers long lists a page at a time with a `nextCursor`
- * (README "Limits"); each next page is asked for with it until none is left. The service itself
+ * (docs/reliability.md "Limits"); each next page is asked for with it until none is left. The service itself
  * sends no cursor, so against it this is the one documented request. The body keeps the first
  * page's fields with every item and their count, without the cursor.
  */

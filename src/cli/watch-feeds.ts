@@ -295,7 +295,7 @@ export async function watchOrders(ctx: FeedContext, account: string | undefined,
   let first = true;
   const poll = async () => {
     for (const name of accounts) {
-      // A long day's orders come a page at a time from trade serve (README "Limits").
+      // A long day's orders come a page at a time from trade serve (docs/reliability.md "Limits").
       for (let cursor: string | undefined, pages = 0; pages === 0 || (cursor !== undefined && pages < MAX_ORDER_PAGES); pages++) {
         const { value, body } = await read('GetOrders', { account: name, activeOnly: false, ...(cursor === undefined ? {} : { cursor }) });
         const sent = asSent(body, 'orders', value.orders, (o) => field(o, 'orderId') ?? field(o, 'id'));

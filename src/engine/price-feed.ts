@@ -1,5 +1,5 @@
 /**
- * Price sources that drive the engine's last prices (README "Paper trading"): a replay of ticks
+ * Price sources that drive the engine's last prices (docs/paper-trading.md): a replay of ticks
  * or bars read from CSV or NDJSON, and a seeded random walk. Everything here is pure: a file's
  * lines are parsed one at a time (replay-file.ts streams them, twice), and the walk is the same
  * for the same seed.

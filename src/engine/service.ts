@@ -260,7 +260,7 @@ export const SIMULATOR: { [K in OperationName]: Handler<K> } = {
   },
 };
 
-/** A list's page: at most LIST_PAGE_MAX items (README "Limits"), after the cursor given. */
+/** A list's page: at most LIST_PAGE_MAX items (docs/reliability.md "Limits"), after the cursor given. */
 function pageOf(limit: number | undefined, cursor: string | undefined): Page {
   return { limit: limit ?? LIST_PAGE_MAX, after: cursor === undefined ? undefined : Number(cursor) };
 }

@@ -127,7 +127,7 @@ export interface FillRecord {
   commission: number;
 }
 
-/** The simulator's settings of a contract root (README "Paper trading"). */
+/** The simulator's settings of a contract root (docs/paper-trading.md). */
 export interface ContractSettings {
   root: string;
   /** Money per contract, charged on every fill. */

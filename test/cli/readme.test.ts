@@ -145,7 +145,7 @@ function problems(words: string[]): string[] {
 /** Every `trade ...` invocation in a page's sh blocks and code spans, with what is wrong with it. */
 function invocations(page: string): Array<{ page: string; line: string; problems: string[] }> {
   const spans = [...text(page).replaceAll(/```[\s\S]*?```/g, '').matchAll(/`(trade [^`]+)`/g)].map((m) => m[1]!.replace(/\\$/, ''));
-  const out = [];
+  const out: Array<{ page: string; line: string; problems: string[] }> = [];
   for (const line of [...shLines(page), ...spans]) {
     const words = shellWords(line);
     words.forEach((word, i) => {

@@ -62,7 +62,7 @@ export function parseMessages(ctx: CommandContext, messages: string[], now: Date
     } catch (error) {
       if (error instanceof AlertFormatError || error instanceof AlertFailure) {
         const where = messages.length > 1 ? `alert ${i + 1}: ` : '';
-        throw new UsageError(`${where}${error.code}: ${error.detail}`, { hint: 'Nothing was sent. README "TradingView alerts" has the message language.' });
+        throw new UsageError(`${where}${error.code}: ${error.detail}`, { hint: 'Nothing was sent. docs/webhook-reference.md has the message language.' });
       }
       throw error;
     }

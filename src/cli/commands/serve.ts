@@ -19,7 +19,7 @@ export interface ServeOptions {
   burst?: string;
   maxConnections?: string;
   log?: boolean;
-  /** A price source the server drives while it serves (README "Paper trading"). */
+  /** A price source the server drives while it serves (docs/paper-trading.md). */
   priceReplay?: string;
   priceInstrument?: string;
   speed?: string;

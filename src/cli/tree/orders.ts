@@ -213,7 +213,7 @@ export const ORDER_COMMANDS: readonly CommandSpec[] = [
     name: 'alert',
     summary: 'Run TradingView alert messages (the service\'s webhook language), or check them',
     description:
-      'Run TradingView alert messages, in the service\'s webhook language (key=...; command=PLACE; account=...; ...), as the operations they map to on the chosen backend, each order through the guard. MESSAGE is the text itself, \'-\' for stdin or a file, one message per blank-line-separated block. Options with no API field are applied here where that can be done faithfully (delay, cancel_after, brackets on market entries, relative prices, windows, the kill switch as the guard\'s halt, the rate limit in the guard\'s ledger) and refused where not (strategy_tag, a bracket on a limit entry): --webhook sends those to the service\'s own webhook. See README "TradingView alerts".',
+      'Run TradingView alert messages, in the service\'s webhook language (key=...; command=PLACE; account=...; ...), as the operations they map to on the chosen backend, each order through the guard. MESSAGE is the text itself, \'-\' for stdin or a file, one message per blank-line-separated block. Options with no API field are applied here where that can be done faithfully (delay, cancel_after, brackets on market entries, relative prices, windows, the kill switch as the guard\'s halt, the rate limit in the guard\'s ledger) and refused where not (strategy_tag, a bracket on a limit entry): --webhook sends those to the service\'s own webhook. See docs/alerts.md.',
     arguments: [
       { name: '<message>', description: "the message, '-' for stdin, or a file" },
     ],

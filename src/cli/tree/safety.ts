@@ -8,7 +8,7 @@ export const SAFETY_COMMANDS: readonly CommandSpec[] = [
     name: 'guard',
     summary: "The guard's rules, state and a dry check",
     description:
-      'The guard stands in front of every order on every backend: rules set with `trade config set guard.RULE VALUE` (or TRADE_GUARD_RULE), a halt switch and a journal. See README "Guardrails".',
+      'The guard stands in front of every order on every backend: rules set with `trade config set guard.RULE VALUE` (or TRADE_GUARD_RULE), a halt switch and a journal. See docs/guard.md.',
     examples: [
       'trade guard show',
       'trade guard test --account Sim101 --instrument "ES 09-25" --action BUY --quantity 5 --order-type MARKET --tif DAY',

@@ -8,7 +8,7 @@ export const TESTING_COMMANDS: readonly CommandSpec[] = [
     name: 'serve',
     summary: "Serve the service's API over the embedded engine",
     description:
-      "Serve the order service's HTTP and WebSocket API over the embedded engine, for curl, scripts and bots. Every request needs 'Authorization: Bearer <token>', except the TradingView webhook (POST /v1/send/ID/SECRET, README \"TradingView alerts\"), whose text messages carry the token as their key= field.",
+      "Serve the order service's HTTP and WebSocket API over the embedded engine, for curl, scripts and bots. Every request needs 'Authorization: Bearer <token>', except the TradingView webhook (POST /v1/send/ID/SECRET, docs/alerts.md), whose text messages carry the token as their key= field.",
     options: [
       { flags: '--host <host>', description: 'address to listen on', default: '127.0.0.1' },
       { flags: '--port <port>', description: 'port to listen on; 0 picks a free one', default: '8080' },
@@ -51,7 +51,7 @@ export const TESTING_COMMANDS: readonly CommandSpec[] = [
     name: 'sandbox',
     summary: 'Drive a running trade serve as a test bench: inject failures, read its request log, save and restore its store, pause and step a replay',
     description:
-      "Talk to a running trade serve (the profile's base URL and token, or TRADE_BASE_URL and TRADE_TOKEN) over its control routes under /_sandbox/: scenario rules that make chosen requests fail the way the real service can (408, 429, 500, a lost reply, a late reject, a partial fill, a dropped WebSocket), the log of every request it received, snapshots of its store, and the session clock a replay drives (trade sandbox clock). See README \"Testing your scripts against trade serve\".",
+      "Talk to a running trade serve (the profile's base URL and token, or TRADE_BASE_URL and TRADE_TOKEN) over its control routes under /_sandbox/: scenario rules that make chosen requests fail the way the real service can (408, 429, 500, a lost reply, a late reject, a partial fill, a dropped WebSocket), the log of every request it received, snapshots of its store, and the session clock a replay drives (trade sandbox clock). See docs/serve.md.",
     examples: [
       'trade sandbox inject drop-after --operation PlaceOrder --nth 2 --times 1',
       'trade sandbox log --operation PlaceOrder',

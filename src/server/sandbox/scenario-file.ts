@@ -44,7 +44,7 @@ function deeperThan(value: unknown, max: number): boolean {
 }
 
 export function loadScenario(file: string): RuleInput[] {
-  const hint = { hint: 'A scenario is {"rules": [{"operation": "PlaceOrder", "nth": 2, "effect": "drop-after"}, ...]} in YAML or JSON; see README "Testing your scripts against trade serve". Nothing was served.' };
+  const hint = { hint: 'A scenario is {"rules": [{"operation": "PlaceOrder", "nth": 2, "effect": "drop-after"}, ...]} in YAML or JSON; see docs/serve.md. Nothing was served.' };
   let text: string;
   try {
     const size = statSync(file).size;
