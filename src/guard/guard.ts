@@ -9,9 +9,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Backend, CallResult, GuardFacts } from '../backends/types.js';
-import { GuardError, NetworkError } from '../order/errors.js';
-import type { Order } from '../order/schema.js';
-import { sessionEnd } from '../engine/session.js';
+import { GuardError, NetworkError } from '../common/errors.js';
+import type { Order } from '../service/order.js';
+import { sessionEnd } from '../service/session.js';
 import { type ArgsOf, type BracketArgs, type ChangeArgs, OPERATIONS, type OperationName } from '../service/operations.js';
 import { DEFAULT_LOCK_WAIT_MS, lockTimeout } from './account-locks.js';
 import { openLedger, type Ledger } from './ledger.js';

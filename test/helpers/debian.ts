@@ -18,6 +18,9 @@ export const SUITE_COMMANDS: DebianCommand[] = [
   { command: 'curl', debianPackage: 'curl' },
   // test/report/report-browser.test.ts: the HTML report in a real browser, through playwright-core.
   { command: 'chromium', debianPackage: 'chromium' },
+  // test/cli/manual.test.ts: the man page, read by groff and rendered by man, as a user reads it.
+  { command: 'groff', debianPackage: 'groff' },
+  { command: 'man', debianPackage: 'man-db' },
 ];
 
 const found = (command: string) => spawnSync('sh', ['-c', `command -v ${command}`], { encoding: 'utf8' }).status === 0;

@@ -134,9 +134,11 @@ function runInstalled(argv: string[], home: string): Promise<Run> {
 }
 
 describe('npm pack', () => {
-  it('ships the built CLI, README, LICENSE and CHANGELOG, and no sources, tests or source maps', () => {
+  it('ships the built CLI, README and the manual, the man page, LICENSE and CHANGELOG, and no sources, tests or source maps', () => {
     const top = [...new Set(packed.map((p) => p.split('/')[0]))].sort();
-    expect(top).toEqual(['CHANGELOG.md', 'LICENSE', 'README.md', 'bin', 'dist', 'package.json']);
+    expect(top).toEqual(['CHANGELOG.md', 'LICENSE', 'README.md', 'bin', 'dist', 'docs', 'package.json', 'trade.1']);
+    expect(packed).toEqual(expect.arrayContaining(['trade.1', 'docs/README.md', 'docs/commands.md', 'docs/service-reference.md']));
+    expect(packed.filter((p) => p.startsWith('docs/') && !p.endsWith('.md'))).toEqual([]);
     expect(packed).toContain('bin/trade.js');
     expect(packed).toEqual(expect.arrayContaining(['bin/trade.js', 'bin/package.json', 'dist/cli.cjs', 'dist/cli.cache', 'dist/version.txt', 'dist/lib.js']));
     expect(packed).not.toContain('dist/cli.meta.json');

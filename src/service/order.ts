@@ -8,8 +8,8 @@
  * order-id rules (issue 34).
  */
 import * as z from 'zod';
-import { resolveInstrument } from '../service/instruments.js';
-import { type FieldIssue, ValidationError } from './errors.js';
+import { resolveInstrument } from './instruments.js';
+import { type FieldIssue, ValidationError } from '../common/errors.js';
 
 /** Told the name of every schema built, when installed (the start-up test's preload does). */
 const SCHEMA_HOOK = Symbol.for('trade.schema');
