@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import * as z from 'zod';
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../src/order/errors.js';
+import { ValidationError } from '../../src/common/errors.js';
 import {
   OPTIONAL_ORDER_FIELDS,
   ORDER_FIELDS,
@@ -18,7 +18,7 @@ import {
   priceRules,
   toIssues,
   type OrderBody,
-} from '../../src/order/schema.js';
+} from '../../src/service/order.js';
 import { hostileKey, hostileValue, orderLike } from '../helpers/fuzz.js';
 
 const params = { seed: 20261127, numRuns: 1500 };
