@@ -1,5 +1,5 @@
 /**
- * The guard's ledger: one small SQLite file beside the engine's store (`guard.db` in the data
+ * The guard's ledger on SQLite (src/guard/ledger.ts has the interface): one small SQLite file beside the engine's store (`guard.db` in the data
  * directory), shared by every trade process on the machine, whatever its backend. It holds the
  * halt states, the orders each account sent (for the pace and duplicate rules), the daily-loss
  * latches, and the journal: every money-moving request that passed the guard, with its outcome,
@@ -18,7 +18,8 @@ import Database from 'better-sqlite3';
 import { retryBusy, useWal } from '../engine/sqlite.js';
 import { diskFull } from '../engine/store-errors.js';
 import { GuardError } from '../order/errors.js';
-import { type AccountHold, createAccountLocks, DEFAULT_LOCK_WAIT_MS, lockTimeout } from './account-locks.js';
+import { createAccountLocks, DEFAULT_LOCK_WAIT_MS, lockTimeout } from './account-locks.js';
+import { createSerial, type JournalLine, type Ledger, type LedgerOps } from './ledger.js';
 import type { Halt, HaltMode } from './rules.js';
 
 export type Db = Database.Database;
@@ -64,29 +65,6 @@ CREATE TABLE IF NOT EXISTS journal (
 CREATE INDEX IF NOT EXISTS journal_by_time ON journal(at);
 `;
 
-const SCHEMA_VERSION = 1;
-
-export interface JournalLine {
-  id: number;
-  at: string;
-  profile: string;
-  backend: string;
-  source: string;
-  operation: string;
-  account: string | null;
-  instrument: string | null;
-  request: string;
-  client_order_id: string | null;
-  outcome: 'sent' | 'accepted' | 'rejected' | 'refused' | 'unknown';
-  order_id: string | null;
-  message: string | null;
-  rule: string | null;
-  pid: number;
-  done_at: string | null;
-}
-
-export const ledgerPath = (storeFile: string): string => join(dirname(storeFile), 'guard.db');
-
 export function failClosed(file: string, why: string, cause?: unknown): GuardError {
   const code = String((cause as { code?: unknown } | undefined)?.code ?? '');
   const full = code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT' || (/^SQLITE_(CANTOPEN|IOERR)/.test(code) && diskFull(dirname(file)));
@@ -103,42 +81,21 @@ export function failClosed(file: string, why: string, cause?: unknown): GuardErr
   });
 }
 
-export interface Ledger {
-  readonly file: string;
-  readonly db: Db;
-  /** Runs `work` in one IMMEDIATE transaction (the write lock first: pace counts are exact across processes). */
-  exclusive<T>(work: () => T): T;
-  halts(account: string | undefined, profile: string): Halt | undefined;
-  allHalts(): Halt[];
-  setHalt(scope: string, mode: HaltMode, reason: string | undefined, at: string): void;
-  clearHalt(scope: string): number;
-  paceCounts(account: string, windowsMs: number[], nowMs: number): number[];
-  lastSent(fingerprint: string, sinceMs: number): number | undefined;
-  recordSend(account: string, nowMs: number, fingerprint: string): void;
-  lossDay(account: string, day: string): 'latched' | 'resumed' | undefined;
-  setLossDay(account: string, day: string, state: 'latched' | 'resumed'): void;
-  journal(line: Omit<JournalLine, 'id' | 'done_at' | 'order_id' | 'message' | 'rule'> & Partial<Pick<JournalLine, 'order_id' | 'message' | 'rule'>>): number;
-  settle(id: number, outcome: JournalLine['outcome'], fields: { orderId?: string; message?: string; at: string }): void;
-  lines(filter: { since?: string; account?: string; outcomes?: JournalLine['outcome'][] }): JournalLine[];
-  /**
-   * The account's lock, held across the check, the send and the record of an order that may add
-   * to a position. Another ledger (another process, or another ledger of this one) holding it is
-   * waited for, at most `waitMs` (0: not at all): undefined when it was not let go in that time.
-   * Calls through this ledger share one hold (the guard counts its own orders in flight), which
-   * is let go when the last of them releases it. A process that exits or crashes lets go of its
-   * holds with it: nothing is left to clean up.
-   */
-  lockAccount(account: string, waitMs: number): Promise<AccountHold | undefined>;
-  /** Runs `work` holding the account's lock; a GuardError (`guard_lock`) when it is not free within `waitMs`. */
-  withAccountLock<T>(account: string, work: () => Promise<T>, waitMs?: number): Promise<T>;
-  close(): void;
-}
+/** What each schema version adds to the one before (the ledger's `user_version`). */
+const MIGRATIONS: Record<number, string> = {
+  1: SCHEMA,
+  // Desk mode (issue 35): the machine that sent each line.
+  2: 'ALTER TABLE journal ADD COLUMN machine TEXT;',
+};
+export const SQLITE_SCHEMA_VERSION = 2;
 
 /** How long a statement waits for another process's write lock on the ledger. */
 const BUSY_TIMEOUT_MS = 15_000;
 
-/** Opens (creating when missing) the ledger; any failure is a GuardError (fail closed). */
-export function openLedger(file: string): Ledger {
+type Opened = { db: Db; from: number };
+
+/** Opens the file, migrating it to the current schema; any failure is a GuardError (fail closed). */
+function openFile(file: string): Opened {
   let db: Db;
   try {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
@@ -151,53 +108,65 @@ export function openLedger(file: string): Ledger {
     // Processes opening a new ledger at once: switching to WAL runs no busy handler, so it is tried again.
     retryBusy(BUSY_TIMEOUT_MS, () => useWal(db));
     db.pragma('synchronous = NORMAL');
-    const version = db.pragma('user_version', { simple: true }) as number;
-    if (version > SCHEMA_VERSION) throw new Error(`it was written by a newer trade (ledger schema ${version})`);
-    if (version < SCHEMA_VERSION) {
+    const from = db.pragma('user_version', { simple: true }) as number;
+    if (from > SQLITE_SCHEMA_VERSION) throw new Error(`it was written by a newer trade (ledger schema ${from})`);
+    if (from < SQLITE_SCHEMA_VERSION) {
       db.exec('BEGIN IMMEDIATE');
       try {
-        db.exec(SCHEMA);
-        db.pragma(`user_version = ${SCHEMA_VERSION}`);
+        // Read again under the write lock: another process may have migrated it meanwhile.
+        const now = db.pragma('user_version', { simple: true }) as number;
+        for (let v = now + 1; v <= SQLITE_SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]!);
+        db.pragma(`user_version = ${SQLITE_SCHEMA_VERSION}`);
         db.exec('COMMIT');
       } catch (error) {
         db.exec('ROLLBACK');
         throw error;
       }
     }
+    return { db, from };
   } catch (error) {
     db.close();
     throw failClosed(file, (error as Error).message, error);
   }
-  return wrap(file, db);
 }
+
+/** Opens (creating when missing) the ledger; any failure is a GuardError (fail closed). */
+export function openSqliteLedger(file: string): Ledger {
+  return wrap(file, openFile(file).db);
+}
+
+/** `trade guard init` on SQLite: the file created or migrated, as any open does. */
+export function initSqliteLedger(file: string): { where: string; version: number; from: number } {
+  const { db, from } = openFile(file);
+  db.close();
+  return { where: file, version: SQLITE_SCHEMA_VERSION, from };
+}
+
+type HaltRow = { scope: string; mode: HaltMode; reason: string | null; at: string };
 
 function wrap(file: string, db: Db): Ledger {
   const locks = createAccountLocks(file, failClosed);
   const q = {
-    halt: db.prepare<[string], { scope: string; mode: HaltMode; reason: string | null; at: string }>('SELECT * FROM halts WHERE scope = ?'),
-    allHalts: db.prepare<[], { scope: string; mode: HaltMode; reason: string | null; at: string }>('SELECT * FROM halts ORDER BY scope'),
+    halt: db.prepare<[string], HaltRow>('SELECT * FROM halts WHERE scope = ?'),
+    allHalts: db.prepare<[], HaltRow>('SELECT * FROM halts ORDER BY scope'),
     setHalt: db.prepare<[string, string, string | null, string]>('INSERT OR REPLACE INTO halts(scope, mode, reason, at) VALUES (?, ?, ?, ?)'),
     clearHalt: db.prepare<[string]>('DELETE FROM halts WHERE scope = ?'),
     count: db.prepare<[string, number], { n: number }>('SELECT count(*) AS n FROM sends WHERE account = ? AND at > ?'),
+    byAccount: db.prepare<[number], { account: string; n: number }>('SELECT account, count(*) AS n FROM sends WHERE at > ? GROUP BY account ORDER BY account'),
     last: db.prepare<[string, number], { at: number }>('SELECT max(at) AS at FROM sends WHERE fingerprint = ? AND at > ?'),
     send: db.prepare<[string, number, string]>('INSERT INTO sends(account, at, fingerprint) VALUES (?, ?, ?)'),
     prune: db.prepare<[number]>('DELETE FROM sends WHERE at < ?'),
     lossDay: db.prepare<[string, string], { state: 'latched' | 'resumed' }>('SELECT state FROM loss_days WHERE account = ? AND day = ?'),
     setLossDay: db.prepare<[string, string, string]>('INSERT OR REPLACE INTO loss_days(account, day, state) VALUES (?, ?, ?)'),
     journal: db.prepare(
-      `INSERT INTO journal(at, profile, backend, source, operation, account, instrument, request, client_order_id, outcome, order_id, message, rule, pid)
-       VALUES (@at, @profile, @backend, @source, @operation, @account, @instrument, @request, @client_order_id, @outcome, @order_id, @message, @rule, @pid)`,
+      `INSERT INTO journal(at, profile, backend, source, operation, account, instrument, request, client_order_id, outcome, order_id, message, rule, pid, machine)
+       VALUES (@at, @profile, @backend, @source, @operation, @account, @instrument, @request, @client_order_id, @outcome, @order_id, @message, @rule, @pid, @machine)`,
     ),
     settle: db.prepare<[string, string | null, string | null, string, number]>(
       'UPDATE journal SET outcome = ?, order_id = coalesce(?, order_id), message = ?, done_at = ? WHERE id = ?',
     ),
   };
-  const toHalt = (row: { scope: string; mode: HaltMode; reason: string | null; at: string }): Halt => ({
-    scope: row.scope,
-    mode: row.mode,
-    reason: row.reason ?? undefined,
-    at: row.at,
-  });
+  const toHalt = (row: HaltRow): Halt => ({ scope: row.scope, mode: row.mode, reason: row.reason ?? undefined, at: row.at });
   let sendsSincePrune = 0;
   const read = <T>(work: () => T): T => {
     try {
@@ -208,33 +177,20 @@ function wrap(file: string, db: Db): Ledger {
       throw error;
     }
   };
-  return {
-    file,
-    db,
-    exclusive: (work) =>
-      read(() => {
-        db.exec('BEGIN IMMEDIATE');
-        try {
-          const result = work();
-          db.exec('COMMIT');
-          return result;
-        } catch (error) {
-          if (db.inTransaction) db.exec('ROLLBACK');
-          throw error;
-        }
-      }),
-    halts: (account, profile) =>
+  const ops: LedgerOps = {
+    halts: async (account, profile) =>
       read(() => {
         // The account's own state first, then the profile's.
         const row = (account !== undefined ? q.halt.get(`account:${account}`) : undefined) ?? q.halt.get(`profile:${profile}`);
         return row ? toHalt(row) : undefined;
       }),
-    allHalts: () => read(() => q.allHalts.all().map(toHalt)),
-    setHalt: (scope, mode, reason, at) => read(() => void q.setHalt.run(scope, mode, reason ?? null, at)),
-    clearHalt: (scope) => read(() => q.clearHalt.run(scope).changes),
-    paceCounts: (account, windowsMs, nowMs) => read(() => windowsMs.map((ms) => q.count.get(account, nowMs - ms)!.n)),
-    lastSent: (fp, sinceMs) => read(() => q.last.get(fp, sinceMs)?.at ?? undefined),
-    recordSend: (account, nowMs, fp) =>
+    allHalts: async () => read(() => q.allHalts.all().map(toHalt)),
+    setHalt: async (scope, mode, reason, at) => read(() => void q.setHalt.run(scope, mode, reason ?? null, at)),
+    clearHalt: async (scope) => read(() => q.clearHalt.run(scope).changes),
+    paceCounts: async (account, windowsMs, nowMs) => read(() => windowsMs.map((ms) => q.count.get(account, nowMs - ms)!.n)),
+    sentByAccount: async (sinceMs) => read(() => Object.fromEntries(q.byAccount.all(sinceMs).map((row) => [row.account, row.n]))),
+    lastSent: async (fp, sinceMs) => read(() => q.last.get(fp, sinceMs)?.at ?? undefined),
+    recordSend: async (account, nowMs, fp) =>
       read(() => {
         q.send.run(account, nowMs, fp);
         // Sends older than the longest window any rule may have (7 days) are of no use.
@@ -243,26 +199,59 @@ function wrap(file: string, db: Db): Ledger {
           q.prune.run(nowMs - 8 * 86_400_000);
         }
       }),
-    lossDay: (account, day) => read(() => q.lossDay.get(account, day)?.state),
-    setLossDay: (account, day, state) => read(() => void q.setLossDay.run(account, day, state)),
-    journal: (line) =>
-      read(() => Number(q.journal.run({ order_id: null, message: null, rule: null, ...line }).lastInsertRowid)),
-    settle: (id, outcome, fields) => read(() => void q.settle.run(outcome, fields.orderId ?? null, fields.message ?? null, fields.at, id)),
-    lines: (filter) =>
-      read(() => {
-        const where: string[] = [];
-        const params: unknown[] = [];
-        if (filter.since) {
-          where.push('at >= ?');
-          params.push(filter.since);
+    lossDay: async (account, day) => read(() => q.lossDay.get(account, day)?.state),
+    setLossDay: async (account, day, state) => read(() => void q.setLossDay.run(account, day, state)),
+    journal: async (line) =>
+      read(() => Number(q.journal.run({ order_id: null, message: null, rule: null, machine: null, ...line }).lastInsertRowid)),
+    settle: async (id, outcome, fields) => read(() => void q.settle.run(outcome, fields.orderId ?? null, fields.message ?? null, fields.at, id)),
+  };
+  const serial = createSerial();
+  const outside = Object.fromEntries(
+    Object.entries(ops).map(([name, op]) => [name, (...args: unknown[]) => serial(() => (op as (...a: unknown[]) => Promise<unknown>)(...args))]),
+  ) as unknown as LedgerOps;
+  return {
+    kind: 'sqlite',
+    where: file,
+    ...outside,
+    exclusive: (work) =>
+      serial(async () => {
+        read(() => db.exec('BEGIN IMMEDIATE'));
+        try {
+          const result = await work(ops);
+          read(() => db.exec('COMMIT'));
+          return result;
+        } catch (error) {
+          if (db.inTransaction) db.exec('ROLLBACK');
+          throw error;
         }
-        if (filter.account) {
-          where.push('account = ?');
-          params.push(filter.account);
-        }
-        if (filter.outcomes) where.push(`outcome IN (${filter.outcomes.map(() => '?').join(', ')})`), params.push(...filter.outcomes);
-        return db.prepare<unknown[], JournalLine>(`SELECT * FROM journal ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id`).all(...params);
       }),
+    lines: (filter) =>
+      serial(() =>
+        read(() => {
+          const where: string[] = [];
+          const params: unknown[] = [];
+          if (filter.since) {
+            where.push('at >= ?');
+            params.push(filter.since);
+          }
+          if (filter.account) {
+            where.push('account = ?');
+            params.push(filter.account);
+          }
+          // An orphaned `sent` line reads `unknown`: a filter on `unknown` looks at `sent` ones too.
+          const wanted = filter.outcomes;
+          if (wanted) {
+            const stored = [...new Set(wanted.flatMap((o) => (o === 'unknown' ? ['unknown', 'sent'] : [o])))];
+            where.push(`outcome IN (${stored.map(() => '?').join(', ')})`);
+            params.push(...stored);
+          }
+          return db
+            .prepare<unknown[], JournalLine>(`SELECT * FROM journal ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id`)
+            .all(...params)
+            .map((line) => (isOrphaned(line) ? { ...line, outcome: 'unknown' as const } : line))
+            .filter((line) => !wanted || wanted.includes(line.outcome));
+        }),
+      ),
     lockAccount: (account, waitMs) => locks.lock(account, waitMs),
     async withAccountLock(account, work, waitMs = DEFAULT_LOCK_WAIT_MS) {
       const hold = await locks.lock(account, waitMs);
@@ -273,10 +262,11 @@ function wrap(file: string, db: Db): Ledger {
         hold.release();
       }
     },
-    close: () => {
-      locks.close();
-      db.close();
-    },
+    close: () =>
+      serial(() => {
+        locks.close();
+        db.close();
+      }),
   };
 }
 

@@ -22,8 +22,8 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-function ledgerOf(t: TestEngine): Ledger {
-  const ledger = openLedger(join(t.file, '..', 'guard.db'));
+async function ledgerOf(t: TestEngine): Promise<Ledger> {
+  const ledger = await openLedger(join(t.file, '..', 'guard.db'));
   cleanups.push(() => ledger.close());
   return ledger;
 }
@@ -39,7 +39,7 @@ function engineWithPrice(): TestEngine {
 async function holderProcess(ledgerFile: string, account: string): Promise<ChildProcess> {
   const script = `
     const { openLedger } = await import(${JSON.stringify(LIB)});
-    const hold = await openLedger(${JSON.stringify(ledgerFile)}).lockAccount(${JSON.stringify(account)}, 5000);
+    const hold = await (await openLedger(${JSON.stringify(ledgerFile)})).lockAccount(${JSON.stringify(account)}, 5000);
     process.stdout.write(hold ? 'held\\n' : 'busy\\n');
     setInterval(() => undefined, 1000);
   `;
@@ -53,8 +53,8 @@ async function holderProcess(ledgerFile: string, account: string): Promise<Child
 describe('the ledger account lock', () => {
   it('excludes another ledger, is shared within one, and is let go by the last release', async () => {
     const t = engineWithPrice();
-    const a = ledgerOf(t);
-    const b = ledgerOf(t);
+    const a = await ledgerOf(t);
+    const b = await ledgerOf(t);
     const first = await a.lockAccount('Sim101', 0);
     const second = await a.lockAccount('SIM101', 0);
     expect(first).toBeDefined();
@@ -75,8 +75,8 @@ describe('the ledger account lock', () => {
 
   it('waits while another holds it, and gets it when it is let go', async () => {
     const t = engineWithPrice();
-    const a = ledgerOf(t);
-    const b = ledgerOf(t);
+    const a = await ledgerOf(t);
+    const b = await ledgerOf(t);
     const hold = (await a.lockAccount('Sim101', 0))!;
     const waiting = b.lockAccount('Sim101', 10_000);
     setTimeout(() => hold.release(), 50);
@@ -87,8 +87,8 @@ describe('the ledger account lock', () => {
 
   it('gives up after the wait, and withAccountLock says so with a GuardError', async () => {
     const t = engineWithPrice();
-    const a = ledgerOf(t);
-    const b = ledgerOf(t);
+    const a = await ledgerOf(t);
+    const b = await ledgerOf(t);
     const hold = (await a.lockAccount('Sim101', 0))!;
     expect(await b.lockAccount('Sim101', 100)).toBeUndefined();
     let ran = false;
@@ -111,7 +111,7 @@ describe('the ledger account lock', () => {
     const t = engineWithPrice();
     const file = join(t.file, '..', 'guard.db');
     const child = await holderProcess(file, 'Sim101');
-    const ledger = ledgerOf(t);
+    const ledger = await ledgerOf(t);
     expect(await ledger.lockAccount('Sim101', 0)).toBeUndefined();
     const closed = new Promise((resolve) => child.once('close', resolve));
     child.kill('SIGKILL');
@@ -147,7 +147,7 @@ describe('the guard under the account lock', () => {
     const t = engineWithPrice();
     t.engine.placeOrder(order({ quantity: 2 }));
     const working = t.engine.placeOrder(order({ orderType: 'LIMIT', limitPrice: 4000, timeInForce: 'GTC' }));
-    const other = ledgerOf(t);
+    const other = await ledgerOf(t);
     const hold = (await other.lockAccount('Sim101', 0))!;
     const backend = guarded(t, { 'max-position': '5' }, 150);
     const started = performance.now();
@@ -163,7 +163,7 @@ describe('the guard under the account lock', () => {
     hold.release();
     await backend.call('PlaceOrder', order());
     await backend.close();
-    const lines = other.lines({}).map((l) => [l.operation, l.outcome, l.rule]);
+    const lines = (await other.lines({})).map((l) => [l.operation, l.outcome, l.rule]);
     expect(lines).toEqual([
       ['PlaceOrder', 'refused', 'account-lock'],
       ['Change', 'accepted', null],
@@ -175,7 +175,7 @@ describe('the guard under the account lock', () => {
 
   it('an order waiting for the lock reads the position again once it has it', async () => {
     const t = engineWithPrice();
-    const other = ledgerOf(t);
+    const other = await ledgerOf(t);
     const hold = (await other.lockAccount('Sim101', 0))!;
     const backend = guarded(t, { 'max-position': '2' }, 10_000);
     const waiting = backend.call('PlaceOrder', order({ quantity: 2 })).catch((e: unknown) => e);
