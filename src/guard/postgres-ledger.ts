@@ -22,7 +22,7 @@
  * certificate checked against sslrootcert or the system's CAs).
  */
 import { createHash, randomInt } from 'node:crypto';
-import type { Client as PgClient, ClientConfig } from 'pg';
+import type { Client as PgClient, ClientConfig, QueryResult, QueryResultRow } from 'pg';
 import { GuardError } from '../order/errors.js';
 import { type AccountHold, DEFAULT_LOCK_WAIT_MS, lockTimeout } from './account-locks.js';
 import { createSerial, hidePassword, type JournalLine, type Ledger, type LedgerOps, type LedgerSpec, type NewJournalLine } from './ledger.js';
@@ -259,52 +259,64 @@ export async function openPostgresLedger(spec: PostgresSpec): Promise<Ledger> {
     await lost?.client.end().catch(() => undefined);
   }
 
+  /** The connection failed (or a statement did): it is let go after the call, and made again at the next. */
+  let broken = false;
+  /** One statement; a failure of it is the ledger's (GuardError guard_ledger), and the connection is made again. */
+  async function q<R extends QueryResultRow>(client: PgClient, sql: string, params?: unknown[]): Promise<QueryResult<R>> {
+    try {
+      return await client.query<R>(sql, params);
+    } catch (error) {
+      broken = true;
+      throw fail(error);
+    }
+  }
+
   const opsOn = (client: PgClient, session: number): LedgerOps => ({
     async halts(account, profile) {
       const scopes = account !== undefined ? [`account:${account}`, `profile:${profile}`] : [`profile:${profile}`];
-      const rows = (await client.query<HaltRow>('SELECT * FROM trade_guard.halts WHERE scope = ANY($1)', [scopes])).rows;
+      const rows = (await q<HaltRow>(client, 'SELECT * FROM trade_guard.halts WHERE scope = ANY($1)', [scopes])).rows;
       // The account's own state first, then the profile's.
       const row = scopes.map((scope) => rows.find((r) => r.scope === scope)).find((r) => r !== undefined);
       return row ? toHalt(row) : undefined;
     },
-    allHalts: async () => (await client.query<HaltRow>('SELECT * FROM trade_guard.halts ORDER BY scope')).rows.map(toHalt),
+    allHalts: async () => (await q<HaltRow>(client, 'SELECT * FROM trade_guard.halts ORDER BY scope')).rows.map(toHalt),
     async setHalt(scope, mode, reason, at) {
-      await client.query(
+      await q(client, 
         'INSERT INTO trade_guard.halts(scope, mode, reason, at) VALUES ($1, $2, $3, $4) ON CONFLICT (scope) DO UPDATE SET mode = excluded.mode, reason = excluded.reason, at = excluded.at',
         [scope, mode, reason ?? null, at],
       );
     },
-    clearHalt: async (scope) => (await client.query('DELETE FROM trade_guard.halts WHERE scope = $1', [scope])).rowCount ?? 0,
+    clearHalt: async (scope) => (await q(client, 'DELETE FROM trade_guard.halts WHERE scope = $1', [scope])).rowCount ?? 0,
     async paceCounts(account, windowsMs, nowMs) {
       if (windowsMs.length === 0) return [];
       const counts = windowsMs.map((_, i) => `count(*) FILTER (WHERE at > $${i + 2})::int AS n${i}`).join(', ');
-      const row = (await client.query<Record<string, number>>(`SELECT ${counts} FROM trade_guard.sends WHERE account = $1`, [account, ...windowsMs.map((ms) => nowMs - ms)])).rows[0]!;
+      const row = (await q<Record<string, number>>(client, `SELECT ${counts} FROM trade_guard.sends WHERE account = $1`, [account, ...windowsMs.map((ms) => nowMs - ms)])).rows[0]!;
       return windowsMs.map((_, i) => row[`n${i}`]!);
     },
     async sentByAccount(sinceMs) {
-      const rows = (await client.query<{ account: string; n: number }>('SELECT account, count(*)::int AS n FROM trade_guard.sends WHERE at > $1 GROUP BY account ORDER BY account', [sinceMs])).rows;
+      const rows = (await q<{ account: string; n: number }>(client, 'SELECT account, count(*)::int AS n FROM trade_guard.sends WHERE at > $1 GROUP BY account ORDER BY account', [sinceMs])).rows;
       return Object.fromEntries(rows.map((row) => [row.account, row.n]));
     },
     async lastSent(fp, sinceMs) {
-      const at = (await client.query<{ at: string | null }>('SELECT max(at)::text AS at FROM trade_guard.sends WHERE fingerprint = $1 AND at > $2', [fp, sinceMs])).rows[0]?.at;
+      const at = (await q<{ at: string | null }>(client, 'SELECT max(at)::text AS at FROM trade_guard.sends WHERE fingerprint = $1 AND at > $2', [fp, sinceMs])).rows[0]?.at;
       return at === null || at === undefined ? undefined : Number(at);
     },
     async recordSend(account, nowMs, fp) {
-      await client.query('INSERT INTO trade_guard.sends(account, at, fingerprint) VALUES ($1, $2, $3)', [account, nowMs, fp]);
+      await q(client, 'INSERT INTO trade_guard.sends(account, at, fingerprint) VALUES ($1, $2, $3)', [account, nowMs, fp]);
       // Sends older than the longest window any rule may have (7 days) are of no use.
-      if (Math.random() < 0.001) await client.query('DELETE FROM trade_guard.sends WHERE at < $1', [nowMs - 8 * 86_400_000]);
+      if (Math.random() < 0.001) await q(client, 'DELETE FROM trade_guard.sends WHERE at < $1', [nowMs - 8 * 86_400_000]);
     },
     lossDay: async (account, day) =>
-      (await client.query<{ state: 'latched' | 'resumed' }>('SELECT state FROM trade_guard.loss_days WHERE account = $1 AND day = $2', [account, day])).rows[0]?.state,
+      (await q<{ state: 'latched' | 'resumed' }>(client, 'SELECT state FROM trade_guard.loss_days WHERE account = $1 AND day = $2', [account, day])).rows[0]?.state,
     async setLossDay(account, day, state) {
-      await client.query(
+      await q(client, 
         'INSERT INTO trade_guard.loss_days(account, day, state) VALUES ($1, $2, $3) ON CONFLICT (account, day) DO UPDATE SET state = excluded.state',
         [account, day, state],
       );
     },
-    journal: async (line) => insertLine(client, line, session, null),
+    journal: async (line) => insertLine((sql, params) => q(client, sql, params), line, session, null),
     async settle(id, outcome, fields) {
-      await client.query('UPDATE trade_guard.journal SET outcome = $1, order_id = coalesce($2, order_id), message = $3, done_at = $4 WHERE id = $5', [
+      await q(client, 'UPDATE trade_guard.journal SET outcome = $1, order_id = coalesce($2, order_id), message = $3, done_at = $4 WHERE id = $5', [
         outcome,
         fields.orderId ?? null,
         fields.message ?? null,
@@ -318,12 +330,19 @@ export async function openPostgresLedger(spec: PostgresSpec): Promise<Ledger> {
   /** Runs `work` on the connection (one at a time); a failure of the server is the ledger's, and the connection is made again. */
   const use = <T>(work: (client: PgClient, session: number) => Promise<T>): Promise<T> =>
     serial(async () => {
+      let opened;
       try {
-        const { client, session } = await mainClient();
-        return await work(client, session);
+        opened = await mainClient();
       } catch (error) {
-        if (!(error instanceof GuardError)) await drop();
         throw fail(error);
+      }
+      try {
+        return await work(opened.client, opened.session);
+      } finally {
+        if (broken) {
+          broken = false;
+          await drop();
+        }
       }
     });
   const outside = Object.fromEntries(
@@ -335,11 +354,11 @@ export async function openPostgresLedger(spec: PostgresSpec): Promise<Ledger> {
 
   async function exclusive<T>(work: (tx: LedgerOps) => Promise<T>): Promise<T> {
     return use(async (client, session) => {
-      await client.query('BEGIN');
+      await q(client, 'BEGIN');
       try {
-        await client.query('SELECT pg_advisory_xact_lock($1, $2)', [WRITE_SPACE, WRITE_KEY]);
+        await q(client, 'SELECT pg_advisory_xact_lock($1, $2)', [WRITE_SPACE, WRITE_KEY]);
         const result = await work(opsOn(client, session));
-        await client.query('COMMIT');
+        await q(client, 'COMMIT');
         return result;
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
@@ -350,7 +369,7 @@ export async function openPostgresLedger(spec: PostgresSpec): Promise<Ledger> {
 
   // Connected and checked now: a ledger that cannot be used refuses at once (fail closed).
   await use(async () => undefined);
-  await drain(spec, use);
+  await drain(spec, (work) => use((client) => work((sql, params) => q(client, sql, params))));
 
   const locks = createPgAccountLocks(spec, fail);
   return {
@@ -366,14 +385,14 @@ export async function openPostgresLedger(spec: PostgresSpec): Promise<Ledger> {
         if (filter.account) where.push(`account = $${params.push(filter.account)}`);
         const wanted = filter.outcomes;
         if (wanted) where.push(`outcome = ANY($${params.push([...new Set(wanted.flatMap((o) => (o === 'unknown' ? ['unknown', 'sent'] : [o])))])})`);
-        const rows = (await client.query<JournalLine & { session: number | null; id: string }>(
+        const rows = (await q<JournalLine & { session: number | null; id: string }>(client, 
           `SELECT id, ${JOURNAL_COLUMNS.join(', ')}, done_at, session FROM trade_guard.journal ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id`,
           params,
         )).rows;
         // A `sent` line whose connection's session lock is gone: its process died or lost the server after sending.
         const live = new Set(
           rows.some((r) => r.outcome === 'sent')
-            ? (await client.query<{ objid: number }>(
+            ? (await q<{ objid: number }>(client, 
                 "SELECT objid::int AS objid FROM pg_locks WHERE locktype = 'advisory' AND classid::int = $1 AND objsubid = 2 AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
                 [SESSION_SPACE],
               )).rows.map((r) => r.objid)
@@ -405,10 +424,12 @@ export async function openPostgresLedger(spec: PostgresSpec): Promise<Ledger> {
   };
 }
 
-async function insertLine(client: PgClient, line: NewJournalLine, session: number | null, spoolKey: string | null): Promise<number> {
+type Query = <R extends QueryResultRow>(sql: string, params?: unknown[]) => Promise<QueryResult<R>>;
+
+async function insertLine(query: Query, line: NewJournalLine, session: number | null, spoolKey: string | null): Promise<number> {
   const full: Record<string, unknown> = { order_id: null, message: null, rule: null, machine: null, ...line };
   const values = JOURNAL_COLUMNS.map((c) => full[c] ?? null);
-  const row = await client.query<{ id: string }>(
+  const row = await query<{ id: string }>(
     `INSERT INTO trade_guard.journal(${JOURNAL_COLUMNS.join(', ')}, session, spool_key)
      VALUES (${JOURNAL_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}, $${JOURNAL_COLUMNS.length + 1}, $${JOURNAL_COLUMNS.length + 2})
      ON CONFLICT (spool_key) DO NOTHING RETURNING id`,
@@ -416,7 +437,7 @@ async function insertLine(client: PgClient, line: NewJournalLine, session: numbe
   );
   if (row.rows[0]) return Number(row.rows[0].id);
   // Stored by an earlier drain that was cut short.
-  return Number((await client.query<{ id: string }>('SELECT id FROM trade_guard.journal WHERE spool_key = $1', [spoolKey])).rows[0]!.id);
+  return Number((await query<{ id: string }>('SELECT id FROM trade_guard.journal WHERE spool_key = $1', [spoolKey])).rows[0]!.id);
 }
 
 /**
@@ -424,26 +445,26 @@ async function insertLine(client: PgClient, line: NewJournalLine, session: numbe
  * each spool file in one transaction, then removed. An outcome whose line is in a file not yet
  * drained (another process's, claimed at the same time) waits in the spool for the next drain.
  */
-async function drain(spec: PostgresSpec, use: <T>(work: (client: PgClient, session: number) => Promise<T>) => Promise<T>): Promise<void> {
+async function drain(spec: PostgresSpec, use: <T>(work: (query: Query) => Promise<T>) => Promise<T>): Promise<void> {
   const dir = `${spec.dataDir}/guard-spool`;
   for (const claimed of claimSpool(dir)) {
     const later: SpooledOutcome[] = [];
     try {
-      await use(async (client) => {
-        await client.query('BEGIN');
+      await use(async (query) => {
+        await query('BEGIN');
         try {
-          await client.query('SELECT pg_advisory_xact_lock($1, $2)', [WRITE_SPACE, WRITE_KEY]);
+          await query('SELECT pg_advisory_xact_lock($1, $2)', [WRITE_SPACE, WRITE_KEY]);
           const ids = new Map<string, number>();
-          for (const entry of claimed.entries.filter((e): e is SpooledLine => e.type === 'line')) ids.set(entry.key, await insertLine(client, entry.line, null, entry.key));
+          for (const entry of claimed.entries.filter((e): e is SpooledLine => e.type === 'line')) ids.set(entry.key, await insertLine(query, entry.line, null, entry.key));
           for (const entry of claimed.entries.filter((e): e is SpooledOutcome => e.type === 'settle')) {
             let id = 'id' in entry.ref ? entry.ref.id : ids.get(entry.ref.key);
             if (id === undefined && 'key' in entry.ref)
-              id = Number((await client.query<{ id: string }>('SELECT id FROM trade_guard.journal WHERE spool_key = $1', [entry.ref.key])).rows[0]?.id ?? NaN) || undefined;
+              id = Number((await query<{ id: string }>('SELECT id FROM trade_guard.journal WHERE spool_key = $1', [entry.ref.key])).rows[0]?.id ?? NaN) || undefined;
             if (id === undefined) {
               later.push(entry);
               continue;
             }
-            await client.query('UPDATE trade_guard.journal SET outcome = $1, order_id = coalesce($2, order_id), message = $3, done_at = $4 WHERE id = $5', [
+            await query('UPDATE trade_guard.journal SET outcome = $1, order_id = coalesce($2, order_id), message = $3, done_at = $4 WHERE id = $5', [
               entry.outcome,
               entry.fields.orderId ?? null,
               entry.fields.message ?? null,
@@ -451,9 +472,9 @@ async function drain(spec: PostgresSpec, use: <T>(work: (client: PgClient, sessi
               Number(id),
             ]);
           }
-          await client.query('COMMIT');
+          await query('COMMIT');
         } catch (error) {
-          await client.query('ROLLBACK').catch(() => undefined);
+          await query('ROLLBACK').catch(() => undefined);
           throw error;
         }
       });

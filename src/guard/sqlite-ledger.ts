@@ -205,6 +205,27 @@ function wrap(file: string, db: Db): Ledger {
       read(() => Number(q.journal.run({ order_id: null, message: null, rule: null, machine: null, ...line }).lastInsertRowid)),
     settle: async (id, outcome, fields) => read(() => void q.settle.run(outcome, fields.orderId ?? null, fields.message ?? null, fields.at, id)),
   };
+  /**
+   * The write lock, taken without blocking the event loop: a transaction awaits its work, so
+   * another connection of this process (another ledger on the file) waiting in SQLite's own busy
+   * handler would stop the very loop that ends the transaction it waits for. Tried again every
+   * few milliseconds instead, as long as the busy timeout.
+   */
+  async function begin(): Promise<void> {
+    const deadline = performance.now() + BUSY_TIMEOUT_MS;
+    for (let pause = 1; ; pause = Math.min(pause * 2, 20)) {
+      try {
+        db.pragma('busy_timeout = 0');
+        db.exec('BEGIN IMMEDIATE');
+        return;
+      } catch (error) {
+        if (!/^SQLITE_BUSY/.test(String((error as { code?: unknown }).code)) || performance.now() >= deadline) throw failClosed(file, (error as Error).message, error);
+      } finally {
+        db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  }
   const serial = createSerial();
   const outside = Object.fromEntries(
     Object.entries(ops).map(([name, op]) => [name, (...args: unknown[]) => serial(() => (op as (...a: unknown[]) => Promise<unknown>)(...args))]),
@@ -215,7 +236,7 @@ function wrap(file: string, db: Db): Ledger {
     ...outside,
     exclusive: (work) =>
       serial(async () => {
-        read(() => db.exec('BEGIN IMMEDIATE'));
+        await begin();
         try {
           const result = await work(ops);
           read(() => db.exec('COMMIT'));
