@@ -1001,6 +1001,20 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
       await runGuardTest(ctx, options);
     });
   guard
+    .command('init')
+    .description(
+      "Create the guard's ledger, or migrate it to this trade's schema: once for a desk's PostgreSQL ledger (guard.ledger postgres://…), from any machine; safe to run again and from two machines at once. See docs/desk-mode.md.",
+    )
+    .option('--json', 'print {"ledger":...,"schemaVersion":N,"from":N,"success":true} on stdout')
+    .addHelpText(
+      'after',
+      examples("trade config set guard.ledger 'postgres://trade@db.desk.example:5432/desk?sslmode=verify-full' && trade guard init", 'trade guard init --json'),
+    )
+    .action(async (options) => {
+      const { runGuardInit } = await import('./commands/guard.js');
+      await runGuardInit(ctx, options);
+    });
+  guard
     .command('reset')
     .description("Move the guard's ledger aside (its pace counts, halts and journal start again empty): what to do when it is damaged.")
     .option('--json', 'print {"movedTo":...,"success":true} on stdout')

@@ -8,7 +8,6 @@ import { initLedger, type JournalLine, type Ledger, ledgerWhere, openLedger } fr
 import { anyRuleSet, GUARD_RULES, type HaltMode } from '../../guard/rules.js';
 import { parseDuration } from '../../guard/rules.js';
 import { NetworkError, RejectedError, UsageError } from '../../order/errors.js';
-import { hostname } from 'node:os';
 import { parseAccountName } from '../../order/schema.js';
 import { type CommandContext, using } from '../context.js';
 import { table } from '../io.js';
@@ -181,6 +180,7 @@ export async function runHistory(ctx: CommandContext, options: JsonOption & { si
   const account = options.account === undefined ? undefined : parseAccountName(options.account);
   const wanted: JournalLine['outcome'][] | undefined =
     options.unknown || options.refused ? [...(options.unknown ? (['unknown'] as const) : []), ...(options.refused ? (['refused'] as const) : [])] : undefined;
+  const spec = await ctx.ledgerSpec();
   const lines = await withLedger(ctx, (ledger) => ledger.lines({ since, account, outcomes: wanted }));
   if (options.json) {
     const entries = lines.map((l) => ({
@@ -192,15 +192,18 @@ export async function runHistory(ctx: CommandContext, options: JsonOption & { si
   }
   if (lines.length === 0)
     return ctx.io.out(options.unknown && options.refused ? 'No request was refused or has an unknown outcome.' : options.unknown ? 'No request has an unknown outcome.' : options.refused ? 'No request was refused.' : 'No request in the journal.');
+  const desk = spec.kind === 'postgres';
   const rows = lines.map((l) => {
     const r = JSON.parse(l.request) as Record<string, unknown>;
     const order = r.action !== undefined ? `${String(r.action)} ${String(r.quantity)} ${String(r.orderType ?? '')}`.trim() : '';
     return [
-      String(l.id), l.at.replace('T', ' ').slice(0, 19), l.source, l.operation, l.account ?? '—', l.instrument ?? '—', order || '—',
+      String(l.id), l.at.replace('T', ' ').slice(0, 19), ...(desk ? [l.machine ?? '—'] : []), l.source, l.operation, l.account ?? '—', l.instrument ?? '—', order || '—',
       l.outcome === 'refused' ? `refused (${l.rule})` : l.outcome, l.order_id ?? l.message?.slice(0, 60) ?? '',
     ];
   });
-  for (const line of table(['ID', 'TIME (UTC)', 'SOURCE', 'OPERATION', 'ACCOUNT', 'INSTRUMENT', 'ORDER', 'OUTCOME', 'ORDER ID / MESSAGE'], rows)) ctx.io.out(line);
+  // A desk's journal: every machine's lines, each with its machine's name.
+  const head = ['ID', 'TIME (UTC)', ...(desk ? ['MACHINE'] : []), 'SOURCE', 'OPERATION', 'ACCOUNT', 'INSTRUMENT', 'ORDER', 'OUTCOME', 'ORDER ID / MESSAGE'];
+  for (const line of table(head, rows)) ctx.io.out(line);
 }
 
 /**
