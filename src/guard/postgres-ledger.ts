@@ -24,7 +24,7 @@
 import { createHash, randomInt } from 'node:crypto';
 import type { Client as PgClient, ClientConfig, QueryResult, QueryResultRow } from 'pg';
 import { GuardError } from '../order/errors.js';
-import { type AccountHold, DEFAULT_LOCK_WAIT_MS, lockTimeout } from './account-locks.js';
+import { type AccountHold, heldWhile } from './account-locks.js';
 import { createSerial, hidePassword, type JournalLine, type Ledger, type LedgerOps, type LedgerSpec, type NewJournalLine } from './ledger.js';
 import type { Halt, HaltMode } from './rules.js';
 import { claimSpool, createSpool, type SpooledLine, type SpooledOutcome } from './spool.js';
@@ -407,15 +407,7 @@ export async function openPostgresLedger(spec: PostgresSpec): Promise<Ledger> {
           .filter((line) => !wanted || wanted.includes(line.outcome));
       }),
     lockAccount: (account, waitMs) => locks.lock(account, waitMs),
-    async withAccountLock(account, work, waitMs = DEFAULT_LOCK_WAIT_MS) {
-      const hold = await locks.lock(account, waitMs);
-      if (!hold) throw lockTimeout(account, waitMs);
-      try {
-        return await work();
-      } finally {
-        hold.release();
-      }
-    },
+    withAccountLock: (account, work, waitMs) => heldWhile(locks.lock, account, work, waitMs),
     close: () =>
       serial(async () => {
         await locks.close();

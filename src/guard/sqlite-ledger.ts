@@ -18,7 +18,7 @@ import Database from 'better-sqlite3';
 import { retryBusy, useWal } from '../engine/sqlite.js';
 import { diskFull } from '../engine/store-errors.js';
 import { GuardError } from '../order/errors.js';
-import { createAccountLocks, DEFAULT_LOCK_WAIT_MS, lockTimeout } from './account-locks.js';
+import { createAccountLocks, heldWhile } from './account-locks.js';
 import { createSerial, type JournalLine, type Ledger, type LedgerOps } from './ledger.js';
 import type { Halt, HaltMode } from './rules.js';
 
@@ -274,15 +274,7 @@ function wrap(file: string, db: Db): Ledger {
         }),
       ),
     lockAccount: (account, waitMs) => locks.lock(account, waitMs),
-    async withAccountLock(account, work, waitMs = DEFAULT_LOCK_WAIT_MS) {
-      const hold = await locks.lock(account, waitMs);
-      if (!hold) throw lockTimeout(account, waitMs);
-      try {
-        return await work();
-      } finally {
-        hold.release();
-      }
-    },
+    withAccountLock: (account, work, waitMs) => heldWhile(locks.lock, account, work, waitMs),
     close: () =>
       serial(() => {
         locks.close();
