@@ -6,6 +6,7 @@ import { benchBatch } from './batch.js';
 import { benchEngine } from './engine.js';
 import { benchGuard } from './guard.js';
 import { benchHttp } from './http.js';
+import { benchReplay } from './replay.js';
 import { benchStartup } from './startup.js';
 import { printTable, REMOVED_VARIABLES } from './util.js';
 import { benchWs } from './ws.js';
@@ -25,6 +26,8 @@ console.error('WebSocket RPC…');
 results.ws = await benchWs();
 console.error('trade batch…');
 results.batch = await benchBatch();
+console.error('trade price replay of 1M and 5M ticks…');
+results.replay = await benchReplay();
 
 const s = results.startup;
 const mib = (kib) => `${(kib / 1024).toFixed(1)} MiB`;
@@ -47,6 +50,13 @@ printTable([
   ['batch embedded', `${results.batch.embedded} orders/s`, `shell loop: ${results.batch.shellLoop}/s`, `${(results.batch.embedded / results.batch.shellLoop).toFixed(0)}x`, ''],
   ['batch http', `${results.batch.http} orders/s`, `shell loop: ${results.batch.shellLoop}/s`, `${(results.batch.http / results.batch.shellLoop).toFixed(0)}x`, ''],
   ['batch ws', `${results.batch.ws} orders/s`, `shell loop: ${results.batch.shellLoop}/s`, `${(results.batch.ws / results.batch.shellLoop).toFixed(0)}x`, '>= 10000/s'],
+  ...results.replay.runs.map((r) => [
+    `price replay ${r.ticks / 1e6}M ticks, --speed max`,
+    r.ok ? `${r.ticksPerSecond} ticks/s, peak ${r.peakMiB} MiB` : `exit ${r.exit}: ${r.error}`,
+    `${r.seconds} s wall, ${r.cpuSeconds} s CPU, load ${r.load}`,
+    '',
+    '>= 250000/s, < 150 MiB',
+  ]),
 ]);
 writeFileSync(new URL('./results.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
 console.error('wrote bench/results.json');

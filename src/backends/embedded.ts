@@ -42,6 +42,7 @@ export function embeddedBackendOn(engine: Engine): EmbeddedBackend {
         const unrealized = engine.listPositions({ account }).reduce((sum, p) => sum + positionObject(engine, p).unrealizedProfitLoss, 0);
         return engine.accountMoney(account).realizedToday + unrealized;
       },
+      now: () => engine.now(),
     },
     async call(name, args) {
       const { body, detail } = await committer.inOrder(() => simulate(engine, name, args), OPERATIONS[name].movesMoney);

@@ -39,4 +39,6 @@ export interface GuardFacts {
   working(account: string, instrument: string, action: 'BUY' | 'SELL'): number;
   /** Realized P&L of the trading day plus the open positions' unrealized, in money (GetAccount's two figures). */
   dayPnl(account: string): number;
+  /** The backend's time: the engine's clock, which is a replay's while one drives it (issue 29). */
+  now?(): Date;
 }

@@ -319,16 +319,27 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
   price
     .command('replay')
     .description(
-      "Replay ticks or bars from a CSV or NDJSON file into the engine's last prices, filling the working orders they cross, at --speed times the file's pace (0 or max: as fast as possible, a backtest). CSV has a header naming its columns: time (ISO 8601 or epoch seconds/ms; no zone means UTC), price for a tick or open,high,low,close for a bar, volume and instrument optional. A bar's prices are set open, low, high, close when it closed at or above its open, else open, high, low, close. The whole file is checked (times in order, prices on the tick) before the first price is set. Ctrl-C stops it between two prices, exit 0.",
+      "Replay ticks or bars from CSV or NDJSON files (either gzip-compressed: .csv.gz, .ndjson.gz) into the engine's last prices, filling the working orders they cross, at --speed times the files' pace (0 or max: as fast as possible, a backtest). Files are read as streams, in constant memory; several are merged by time. CSV has a header naming its columns: time (ISO 8601 or epoch seconds/ms; no zone means UTC), price for a tick or open,high,low,close for a bar, volume and instrument optional. A bar's prices are set open, low, high, close when it closed at or above its open, else open, high, low, close. Every file is checked whole (times in order, prices on the tick) before the first price is set. While it runs, the engine's clock is the replayed time for every process on the store (trade sandbox clock controls it). Ctrl-C stops it between two groups, exit 0.",
     )
-    .argument('<file>', 'a .csv or .ndjson file of ticks or bars')
+    .argument('<file...>', 'one or more .csv, .ndjson, .csv.gz or .ndjson.gz files of ticks or bars')
     .option('--instrument <instrument>', "the instrument of records that name none: 'ES 09-25', ES, ES1!, ESU5")
     .option('--speed <n>', "times real time from the file's times (default 1); 0 or max: as fast as possible")
-    .option('--json', 'print a summary object on stdout at the end')
-    .addHelpText('after', examples('trade price replay es-bars.csv --instrument ES --speed 60', 'trade price replay ticks.ndjson --speed max --json'))
-    .action(async (file: string, options) => {
-      const { runPriceReplay } = await import('./commands/price-feed.js');
-      await runPriceReplay(ctx, file, options);
+    .option('--from <time>', 'replay only the records at or after this time (ISO 8601, no zone: UTC; or epoch s/ms)')
+    .option('--to <time>', 'replay only the records before this time')
+    .option('--paused', 'start with the clock paused at the first record (trade sandbox clock resume or step, from another terminal, moves it)')
+    .option('--json', 'print a summary object on stdout at the end (and no progress line)')
+    .addHelpText(
+      'after',
+      examples(
+        'trade price replay es-bars.csv --instrument ES --speed 60',
+        'trade price replay ticks.ndjson --speed max --json',
+        'trade price replay es-ticks.csv.gz nq-ticks.csv.gz --speed max',
+        'trade price replay es-ticks.csv.gz --from 2026-03-18T14:30:00Z --to 2026-03-18T15:00:00Z --speed 10',
+      ),
+    )
+    .action(async (files: string[], options) => {
+      const { runPriceReplay } = await import('./commands/price-replay.js');
+      await runPriceReplay(ctx, files, options);
     });
   price
     .command('random')
@@ -1080,6 +1091,9 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .option('--price-replay <file>', 'drive prices from a CSV or NDJSON file of ticks or bars while serving (as trade price replay)')
     .option('--price-instrument <instrument>', 'with --price-replay: the instrument of records that name none')
     .option('--speed <n>', "with --price-replay: times the file's pace (default 1); 0 or max: as fast as possible")
+    .option('--price-from <time>', 'with --price-replay: replay only the records at or after this time')
+    .option('--price-to <time>', 'with --price-replay: replay only the records before this time')
+    .option('--price-paused', 'with --price-replay: start with the clock paused at the first record (trade sandbox clock resume or step moves it)')
     .option('--price-random <instrument>', 'drive a seeded random walk of this instrument while serving (as trade price random)')
     .option('--seed <n>', 'with --price-random: the seed (default: random, shown on the banner)')
     .option('--interval <ms>', 'with --price-random: milliseconds between steps (default 1000)')
@@ -1146,9 +1160,9 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
 
   const sandbox = program
     .command('sandbox')
-    .summary('Drive a running trade serve as a test bench: inject failures, read its request log, save and restore its store')
+    .summary('Drive a running trade serve as a test bench: inject failures, read its request log, save and restore its store, pause and step a replay')
     .description(
-      "Talk to a running trade serve (the profile's base URL and token, or TRADE_BASE_URL and TRADE_TOKEN) over its control routes under /_sandbox/: scenario rules that make chosen requests fail the way the real service can (408, 429, 500, a lost reply, a late reject, a partial fill, a dropped WebSocket), the log of every request it received, and snapshots of its store. See README \"Testing your scripts against trade serve\".",
+      "Talk to a running trade serve (the profile's base URL and token, or TRADE_BASE_URL and TRADE_TOKEN) over its control routes under /_sandbox/: scenario rules that make chosen requests fail the way the real service can (408, 429, 500, a lost reply, a late reject, a partial fill, a dropped WebSocket), the log of every request it received, snapshots of its store, and the session clock a replay drives (trade sandbox clock). See README \"Testing your scripts against trade serve\".",
     )
     .addHelpText(
       'after',
@@ -1257,6 +1271,19 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .action(async (options) => {
       const { runSandboxSnapshot } = await import('./commands/sandbox.js');
       await runSandboxSnapshot(ctx, 'reset', undefined, options);
+    });
+  sandbox
+    .command('clock')
+    .description(
+      "Show or control the session clock a replay drives: on the embedded backend this machine's store's (a trade price replay, or a trade serve on it), on http or ws the trade serve's at the base URL. While a replay drives it, every timestamp, DAY expiry and guard window on the store follows the replayed time. pause holds the market still while a bot thinks; resume goes on; speed N sets times real time (max: as fast as possible); step N sets the next N records of the file, step 5m the next 5 minutes of replayed time (ms, s, m, h, d), then stays paused. With no replay running, the clock is the wall clock and only show answers.",
+    )
+    .argument('[action]', 'show (default), pause, resume, speed or step')
+    .argument('[value]', 'speed: a number or max; step: a number of records, or a replayed time like 5m')
+    .option('--json', 'print {"clock":{"time","epoch","replay","paused","speed","stepping","records","total","source","pid"},"success":true}')
+    .addHelpText('after', examples('trade sandbox clock', 'trade sandbox clock pause', 'trade sandbox clock step 10', 'trade sandbox clock step 5m', 'trade sandbox clock speed 60', 'trade sandbox clock resume --json'))
+    .action(async (action: string | undefined, value: string | undefined, options) => {
+      const { runSandboxClock } = await import('./commands/sandbox.js');
+      await runSandboxClock(ctx, action, value, options);
     });
 
   return program;

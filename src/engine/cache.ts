@@ -8,6 +8,7 @@
  */
 import type { Db } from './store.js';
 import type { ContractSettingRow, PositionRow } from './queries.js';
+import type { Triggers } from './prices.js';
 
 export interface WriteCache {
   /** null: known to have no row. */
@@ -19,6 +20,8 @@ export interface WriteCache {
   money: Map<string, { dayStart: string; rows: Map<string, MoneyRow> }>;
   /** The earliest session end (ms) of the working DAY orders, Infinity with none; undefined: not known. */
   dayExpiry: number | undefined;
+  /** Per instrument, what price moves reach its working orders (prices.ts); dropped by any other write. */
+  triggers: Map<string, Triggers>;
   /** Checks `data_version` (inside a transaction) and drops everything if another connection committed. */
   sync(): void;
   /** Forgets everything (a rolled-back transaction, a change the cache does not follow). */
@@ -34,6 +37,7 @@ export function createWriteCache(db: Db): WriteCache {
     positions: new Map(),
     money: new Map(),
     dayExpiry: undefined,
+    triggers: new Map(),
     sync() {
       const now = version.get() as unknown as number;
       if (now !== seen) {
@@ -47,6 +51,7 @@ export function createWriteCache(db: Db): WriteCache {
       cache.positions.clear();
       cache.money.clear();
       cache.dayExpiry = undefined;
+      cache.triggers.clear();
     },
   };
   return cache;

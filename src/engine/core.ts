@@ -4,7 +4,6 @@ import type { WriteCache } from './cache.js';
 import { positionKey } from './cache.js';
 import type { PositionRow, Queries } from './queries.js';
 import type { Effects } from './types.js';
-import { recordMinuteBar } from './minute-bars.js';
 
 export interface Core {
   q: Queries;
@@ -13,6 +12,8 @@ export interface Core {
   makeExecutionId: () => string;
   /** What the write path reads on every order, mirrored in memory (cache.ts); valid inside a write. */
   cache: WriteCache;
+  /** Every price move runs every working order, without the index of what moves reach (prices.ts): the plain sweep tests hold the index to. */
+  sweepAll?: boolean;
 }
 
 /** Random bytes drawn 4 KiB at a time: one system call per 256 ids instead of one per id. */
@@ -41,13 +42,6 @@ export function lastPrice(core: Core, instrument: string): number | undefined {
     prices.set(instrument, price);
   }
   return price ?? undefined;
-}
-
-/** Records a new last price: the store and the cache. */
-export function putPrice(core: Core, instrument: string, price: number, time: string): void {
-  core.q.upsertPrice.run(instrument, price, time);
-  core.cache.prices.set(instrument, price);
-  recordMinuteBar(core.q, instrument, price, time);
 }
 
 /** The position row of an account in an instrument, inside a write (from the cache). */

@@ -7,10 +7,12 @@
 import { invalidAccount, RejectedError } from '../order/errors.js';
 import type { AtmTemplate, Order } from '../order/schema.js';
 import { addTemplate, removeTemplate } from './atm.js';
-import { type Core, lastPrice, newEffects, newOrderId, positionOf, putPrice } from './core.js';
+import { type Core, newEffects, newOrderId, positionOf } from './core.js';
+import { createClockStore } from './clock.js';
+import { setPriceIn } from './prices.js';
+import { runReplayGroup } from './replay-group.js';
 import { createWriteCache } from './cache.js';
 import { expireDayOrders, hasExpiredDayOrders } from './expiry.js';
-import { sweep } from './fills.js';
 import { cancelWithGroup } from './oco.js';
 import { assertOnTick, closeOpenPosition, type PlaceInjection, placeOrder } from './orders.js';
 import {
@@ -31,7 +33,7 @@ import Database from 'better-sqlite3';
 import { type Db, openStore, SCHEMA_VERSION } from './store.js';
 import { guardEngine, toStoreError } from './store-errors.js';
 import { createTrading } from './trading.js';
-import type { ContractSettings, Engine, EngineOptions, OrderFilter, OrderListFilter, Page, Paged, PositionRecord, Settled } from './types.js';
+import type { ClockClaim, ClockControl, ContractSettings, Engine, EngineOptions, OrderFilter, OrderListFilter, Page, Paged, PositionRecord, ReplayBatch, ReplayGroup, Settled } from './types.js';
 
 export * from './types.js';
 export { DEFAULT_SOURCE, PRICE_SOURCES, type PriceSourceKind, type PriceSourceParams, type PriceSourceRecord } from './sources.js';
@@ -50,8 +52,17 @@ export function createEngine(file: string, options: EngineOptions = {}): Engine 
 }
 
 export function createEngineOnDb(db: Db, file: string, options: EngineOptions = {}): Engine {
-  const clock = () => (options.now ? options.now() : new Date());
-  const core: Core = { q: prepareQueries(db), makeId: options.newOrderId ?? newOrderId, makeExecutionId: options.newExecutionId ?? newOrderId, cache: createWriteCache(db) };
+  const clocks = createClockStore(db);
+  const wall = () => (options.now ? options.now() : new Date());
+  /** A replay's time while one drives the store's session clock, else the wall clock (issue 29). */
+  const clock = () => clocks.now(wall);
+  const core: Core = {
+    q: prepareQueries(db),
+    makeId: options.newOrderId ?? newOrderId,
+    makeExecutionId: options.newExecutionId ?? newOrderId,
+    cache: createWriteCache(db),
+    sweepAll: options.sweepAll,
+  };
   const { q } = core;
 
   const immediate = db.transaction(<R>(body: () => R): R => {
@@ -73,13 +84,20 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
     }
   }
 
-  /** Wraps an operation in a write that first expires due DAY orders. */
-  function write<A extends unknown[], R>(operation: (time: string, ...args: A) => R): (...args: A) => R {
+  /**
+   * Wraps an operation in a write that first expires due DAY orders. Any write but a price's may
+   * change working orders: the index of what price moves reach (prices.ts) is dropped after it.
+   */
+  function write<A extends unknown[], R>(operation: (time: string, ...args: A) => R, keepsTriggers = false): (...args: A) => R {
     return (...args: A) =>
       inWrite(() => {
         const now = clock();
         expireDayOrders(core, now, newEffects());
-        return operation(now.toISOString(), ...args);
+        try {
+          return operation(now.toISOString(), ...args);
+        } finally {
+          if (!keepsTriggers) core.cache.triggers.clear();
+        }
       });
   }
 
@@ -152,13 +170,24 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
 
   const setPrice = write((time, instrument: string, price: number) => {
     assertOnTick('price', instrument, price);
-    const previousPrice = lastPrice(core, instrument) ?? null;
-    putPrice(core, instrument, price, time);
-    q.insertTick.run(instrument, price, time);
     const effects = newEffects();
-    sweep(core, instrument, previousPrice, price, time, effects);
+    const previousPrice = setPriceIn(core, instrument, price, time, effects);
     return { ...effects, instrument, price, previousPrice };
-  });
+  }, true);
+
+  // The session clock (issue 29): a replay takes it, moves it group by group, and gives it back.
+  const replayGroupWrite = db.transaction((batch: ReplayBatch, from: number, eof: boolean, budgetMs: number) => runReplayGroup(core, clocks, batch, { from, eof, budgetMs }));
+  function replayGroup(batch: ReplayBatch, options: { from?: number; eof: boolean; budgetMs?: number }): ReplayGroup {
+    try {
+      return replayGroupWrite.immediate(batch, options.from ?? 0, options.eof, options.budgetMs ?? 25) as ReplayGroup;
+    } catch (error) {
+      core.cache.reset();
+      throw error;
+    }
+  }
+  const claimClock = (claim: ClockClaim) => inWrite(() => clocks.claim(claim));
+  const releaseClock = () => inWrite(() => clocks.release());
+  const controlClock = (request: ClockControl) => inWrite(() => clocks.control(request));
 
   const addAccount = write((time, name: string) => {
     const existing = q.account.get(name);
@@ -338,6 +367,8 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
       db.transaction(() => {
         // The rows are swapped whole; references are checked once, at the commit.
         db.pragma('defer_foreign_keys = ON');
+        // The session clock is not data but who drives the store now: a running replay keeps it.
+        mine.delete('session_clock');
         for (const table of mine) db.exec(`DELETE FROM main.${quoted(table)}`);
         for (const table of tables) if (mine.has(table)) db.exec(`INSERT INTO main.${quoted(table)} SELECT * FROM snapshot.${quoted(table)}`);
       }).immediate();
@@ -360,6 +391,11 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
   return guardEngine<Engine>({
     file,
     now: clock,
+    clockState: () => clocks.state(),
+    claimClock,
+    replayGroup,
+    releaseClock,
+    controlClock,
     placeOrder: place,
     rejectHeld,
     snapshotTo,

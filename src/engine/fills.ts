@@ -152,9 +152,3 @@ export function work(core: Core, pending: Pending[], to: number, time: string, e
     for (const bracket of fillOrder(core, row, match.price, time, effects)) queue.push({ id: bracket.id, from: match.price });
   }
 }
-
-/** A new last price: every working order in the instrument, in time priority, against the move. */
-export function sweep(core: Core, instrument: string, from: number | null, to: number, time: string, effects: Effects): void {
-  const pending = core.q.workingForInstrument.all(instrument).map((row) => ({ id: row.id, from: from ?? to }));
-  work(core, pending, to, time, effects);
-}

@@ -252,6 +252,30 @@ export const MIGRATIONS: readonly string[] = [
     JOIN (SELECT instrument, minute, max(seq), price FROM m GROUP BY instrument, minute) AS l USING (instrument, minute)
     JOIN (SELECT instrument, minute, max(price) AS high, min(price) AS low, count(*) AS n FROM m GROUP BY instrument, minute) AS a USING (instrument, minute);
   `,
+  // v12: the session clock (issue 29). One row: while a replay drives the engine, the replayed
+  // time every process sharing the store reads (src/service/session-clock.ts says what it
+  // means), who drives it, and the control requests of `trade sandbox clock`.
+  `
+  CREATE TABLE session_clock (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    replay INTEGER NOT NULL DEFAULT 0,
+    owner_pid INTEGER,
+    owner_host TEXT,
+    source TEXT,
+    time_ms REAL NOT NULL DEFAULT 0,
+    wall_ms REAL NOT NULL DEFAULT 0,
+    until_ms REAL,
+    speed REAL NOT NULL DEFAULT 1,
+    paused INTEGER NOT NULL DEFAULT 0,
+    step_records INTEGER,
+    step_until_ms REAL,
+    control_seq INTEGER NOT NULL DEFAULT 0,
+    ack_seq INTEGER NOT NULL DEFAULT 0,
+    done INTEGER NOT NULL DEFAULT 0,
+    total INTEGER NOT NULL DEFAULT 0
+  );
+  INSERT INTO session_clock (id) VALUES (1);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

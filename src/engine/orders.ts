@@ -5,9 +5,10 @@
 import { RejectedError } from '../order/errors.js';
 import { NEEDS_STOP, type Order } from '../order/schema.js';
 import { findTemplate } from './atm.js';
-import { type Core, lastPrice, positionOf, putPrice } from './core.js';
+import { type Core, lastPrice, positionOf } from './core.js';
 import { noteWorkingDay } from './expiry.js';
-import { applyFill, fillTerms, sweep, work } from './fills.js';
+import { applyFill, fillTerms, work } from './fills.js';
+import { recordPrice, sweepCrossed } from './prices.js';
 import { missingPrice } from './sources.js';
 import { limitFillPrice, stopIsTouched } from './matching.js';
 import { rootOf } from '../service/contracts.js';
@@ -130,10 +131,9 @@ export function placeOrder(
   if (missing?.demo !== undefined) {
     // Every check passed: the demo price becomes the instrument's last price, as a price set would.
     last = missing.demo;
-    putPrice(core, order.instrument, last, time);
-    core.q.insertTick.run(order.instrument, last, time);
+    recordPrice(core, order.instrument, last, time);
     (effects.demoPrices ??= []).push({ instrument: order.instrument, price: last });
-    sweep(core, order.instrument, null, last, time, effects);
+    sweepCrossed(core, order.instrument, null, last, time, effects);
   }
   if (injected.holdForReject !== undefined) return placeHeld(core, row, injected.holdForReject);
   const fillsAtOnce =

@@ -330,6 +330,12 @@ export function prepareQueries(db: Db) {
        ON CONFLICT(instrument, minute) DO UPDATE SET high = max(high, excluded.close), low = min(low, excluded.close),
          close = excluded.close, ticks = ticks + 1`,
     ),
+    /** A replay group's part of a minute (prices.ts): the bar opens with it or takes it in. */
+    mergeMinuteBar: () => prepare<[{ instrument: string; minute: number; open: number; high: number; low: number; close: number; ticks: number }]>(
+      `INSERT INTO minute_bars (instrument, minute, open, high, low, close, ticks) VALUES (@instrument, @minute, @open, @high, @low, @close, @ticks)
+       ON CONFLICT(instrument, minute) DO UPDATE SET high = max(high, excluded.high), low = min(low, excluded.low),
+         close = excluded.close, ticks = ticks + excluded.ticks`,
+    ),
     minuteBars: () => prepare<[string, number, number], MinuteBar>(
       'SELECT minute, open, high, low, close, ticks FROM minute_bars WHERE instrument = ? AND minute >= ? AND minute <= ? ORDER BY minute',
     ),

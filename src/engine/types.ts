@@ -5,6 +5,53 @@ import type { MinuteBar } from './minute-bars.js';
 import type { BracketRequest, Bracketed, ClosePart, Flattened, FlattenFilter, OrderChange } from './trading.js';
 import type { ContractSpec } from '../service/contracts.js';
 import type { PriceSourceKind, PriceSourceParams, PriceSourceRecord } from './sources.js';
+import type { ClockControl, ClockState } from '../service/session-clock.js';
+import type { ClockClaim } from './clock.js';
+
+export type { ClockClaim, ClockControl, ClockState };
+
+/** One record of a replay: its instrument, its time, and the price it sets (a tick's), or the prices in order (a bar's path). */
+export interface ReplayRecord {
+  instrument: string;
+  timeMs: number;
+  price: number;
+  /** A bar's prices, in the order they are set (its `price` is the first). */
+  path?: number[];
+}
+
+/**
+ * Records of a replay in columns, without an object per record (replay-batch.ts): the i-th, for i
+ * below `length`, sets `prices[i]` (a tick's) or `paths.get(i)` (a bar's prices in order) of
+ * `instruments[i]` at `times[i]`. The typed arrays may be longer than `length`.
+ */
+export interface ReplayBatch {
+  length: number;
+  instruments: string[];
+  times: Float64Array;
+  prices: Float64Array;
+  paths: Map<number, number[]>;
+}
+
+/** What replayed records did: a group's (Engine.replayGroup), or a whole replay's. */
+export interface ReplayCounts {
+  /** Records set. */
+  records: number;
+  /** Prices set (a price equal to the last one is not set again). */
+  prices: number;
+  fills: number;
+  cancelled: number;
+  /** DAY orders expired at the replayed session's close. */
+  expired: number;
+  brackets: number;
+  /** The last price set of each instrument they moved. */
+  last: Map<string, number>;
+}
+
+/** What one replay group did: its records are the batch's first ones. */
+export interface ReplayGroup extends ReplayCounts {
+  /** The clock after the group. */
+  clock: ClockState;
+}
 
 export type { AccountMoney, BracketRequest, Bracketed, ClosePart, Flattened, FlattenFilter, MinuteBar, OrderChange, QuoteDay, Tick };
 
@@ -178,6 +225,11 @@ export interface EngineOptions {
   newExecutionId?: () => string;
   /** How long a write waits for another process's write lock (default 15 s). */
   busyTimeoutMs?: number;
+  /**
+   * Every price move runs every working order in time priority, as before the index of what moves
+   * reach them (issue 29); tests hold the index to this plain sweep. Off by default.
+   */
+  sweepAll?: boolean;
 }
 
 /** One operation of a group: what it returned, or what it threw (it was rolled back alone). */
@@ -191,8 +243,25 @@ export interface Engine {
    * The ones past the budget are not run and have no entry. Throws when the commit fails.
    */
   group<R>(runs: ReadonlyArray<() => R>, budgetMs?: number): Array<Settled<R>>;
-  /** The engine's clock (EngineOptions.now, else the system's). */
+  /**
+   * The engine's clock: a replay's time while one drives the store's session clock (any process's),
+   * else EngineOptions.now, else the system's.
+   */
   now(): Date;
+  /** The session clock's state (the wall clock's when no replay drives it). */
+  clockState(): ClockState;
+  /** Takes the store's clock for a replay from this process; refused (replay_running) while another has it. */
+  claimClock(claim: ClockClaim): void;
+  /**
+   * Sets the batch's records from `from` on (default 0) in one transaction, as many as the clock
+   * allows (all that are due at its pace, none while paused, those of a step); returns what they
+   * did after the commit. At a pace the batch's last record is set only with `eof`.
+   */
+  replayGroup(batch: ReplayBatch, options: { from?: number; eof: boolean; budgetMs?: number }): ReplayGroup;
+  /** Gives the clock back: the wall clock again. */
+  releaseClock(): void;
+  /** Pause, resume, speed or step a running replay's clock (409 no_replay when none runs). */
+  controlClock(request: ClockControl): { seq: number; state: ClockState };
   /** `injected`: what a `trade serve` scenario rule does to the placement (issue 22). */
   placeOrder(order: Order, injected?: { holdForReject?: string; fillCap?: number }): PlaceOutcome;
   /** Turns an order held for a late reject (its engine id) Rejected; false when it is no longer held. */

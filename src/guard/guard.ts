@@ -135,7 +135,6 @@ export interface GuardedBackend extends Backend {
 }
 
 export function guardBackend(inner: Backend, options: GuardOptions): GuardedBackend {
-  const clock = options.clock ?? (() => new Date());
   const { rules } = options;
   const spec: LedgerSpec = options.ledger ?? { kind: 'sqlite', file: options.ledgerFile! };
   const machine = spec.kind === 'postgres' ? spec.machine : (options.machine ?? hostname());
@@ -157,6 +156,8 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
 
   // The embedded engine answers the guard's reads directly; a remote backend through `call`.
   const direct = (inner as { guardFacts?: GuardFacts }).guardFacts;
+  // The engine's clock, a replay's while one drives it: windows and trading days follow it.
+  const clock = options.clock ?? (direct?.now ? () => direct.now!() : () => new Date());
 
   async function position(account: string, instrument: string): Promise<number> {
     if (direct) return direct.position(account, instrument);

@@ -117,6 +117,7 @@ describe('help', () => {
       'sandbox save',
       'sandbox restore',
       'sandbox reset',
+      'sandbox clock',
     ]);
   });
 

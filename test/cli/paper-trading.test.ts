@@ -78,26 +78,29 @@ describe('paper trading with a replayed day of bars', () => {
     await ok(['place', '--account', 'Sim102', '--instrument', ES, '--action', 'SELL', '--quantity', '1', '--order-type', 'MARKET', '--tif', 'DAY', '--strategy', 'Scalp']);
 
     const replay = await ok(['price', 'replay', file, '--instrument', ES, '--speed', 'max', '--json']);
-    expect(json(replay.stdout)).toMatchObject({ records: 390, fills: 2, cancelledOrders: 2, lastPrices: { [ES]: 5008 }, success: true });
+    expect(json(replay.stdout)).toMatchObject({
+      records: 390, fills: 2, cancelledOrders: 2, expiredOrders: 0, lastPrices: { [ES]: 5008 },
+      firstTime: '2026-03-18T13:30:00.000Z', lastTime: '2026-03-18T19:59:00.000Z', success: true,
+    });
 
     // The short's stop is touched at bar 72's high (5002) and fills there: −2 points × $50.
-    // The long's target fills at its limit, 5004, at bar 168: +4 points × 2 × $50.
+    // The long's target fills at its limit, 5004, at bar 168: +4 points × 2 × $50. Both are
+    // stamped with their bar's replayed time (the replay's clock), so once the replay has ended
+    // (the wall clock again) they are not today's: the cash holds them, today's P&L does not.
     const sim101 = json((await ok(['account', 'Sim101', '--json'])).stdout);
     const sim102 = json((await ok(['account', 'Sim102', '--json'])).stdout);
-    expect(sim101).toMatchObject({ name: 'Sim101', item: { realizedProfitLoss: 400, cashValue: 100_400, unrealizedProfitLoss: 0 } });
-    expect(sim102).toMatchObject({ name: 'Sim102', item: { realizedProfitLoss: -100, cashValue: 99_900, unrealizedProfitLoss: 0 } });
-    const exits = (account: string) =>
-      ok(['executions', '--account', account, '--lookback', '900', '--json']).then((r) =>
-        (json(r.stdout).executions as Array<Record<string, unknown>>).map((e) => [e.name, e.marketPosition ?? e.action, e.quantity, e.price]),
-      );
-    expect((await exits('Sim101')).map((e) => [e[0], e[2], e[3]])).toEqual([['Entry', 2, 5000], ['Exit', 2, 5004]]);
-    expect((await exits('Sim102')).map((e) => [e[0], e[2], e[3]])).toEqual([['Entry', 1, 5000], ['Exit', 1, 5002]]);
+    expect(sim101).toMatchObject({ name: 'Sim101', item: { realizedProfitLoss: 0, cashValue: 100_400, unrealizedProfitLoss: 0 } });
+    expect(sim102).toMatchObject({ name: 'Sim102', item: { realizedProfitLoss: 0, cashValue: 99_900, unrealizedProfitLoss: 0 } });
+    const exits = queryStore(env, "SELECT f.account, o.origin, f.quantity, f.price, f.time FROM fills f JOIN orders o ON o.id = f.order_id WHERE o.origin != 'client' ORDER BY f.seq");
+    expect(exits).toEqual([
+      { account: 'Sim102', origin: 'atm-stop-loss', quantity: 1, price: 5002, time: '2026-03-18T14:42:00.000Z' },
+      { account: 'Sim101', origin: 'atm-profit-target', quantity: 2, price: 5004, time: '2026-03-18T16:18:00.000Z' },
+    ]);
+    // GetOrders lists today's: these were finished on the replayed day, so the store says what became of them.
     const orders = (account: string) =>
-      ok(['orders', '--account', account, '--json']).then((r) =>
-        (json(r.stdout).orders as Array<Record<string, unknown>>).map((o) => [o.name, o.orderState, o.averageFillPrice]),
-      );
-    expect(await orders('Sim101')).toEqual([['Entry', 'Filled', 5000], ['Stop1', 'Cancelled', 0], ['Target1', 'Filled', 5004]]);
-    expect(await orders('Sim102')).toEqual([['Entry', 'Filled', 5000], ['Stop1', 'Filled', 5002], ['Target1', 'Cancelled', 0]]);
+      queryStore(env, `SELECT origin, state, avg_fill_price AS price FROM orders WHERE account = '${account}' ORDER BY seq`).map((o) => Object.values(o as Record<string, unknown>));
+    expect(orders('Sim101')).toEqual([['client', 'FILLED', 5000], ['atm-stop-loss', 'CANCELLED', null], ['atm-profit-target', 'FILLED', 5004]]);
+    expect(orders('Sim102')).toEqual([['client', 'FILLED', 5000], ['atm-stop-loss', 'FILLED', 5002], ['atm-profit-target', 'CANCELLED', null]]);
     const positions = json((await ok(['positions', '--json'])).stdout);
     expect(positions).toMatchObject({ positions: [], count: 0 });
   });
@@ -259,8 +262,8 @@ describe('trade serve driving a price source', () => {
     expect(await quoteOf(serve.url, 'serve-feed-token')).toMatchObject({ last: 5008 });
     serve.child.kill('SIGTERM');
     expect(await serve.exited).toEqual({ code: 0, signal: null });
-    const orders = JSON.parse((await runCli(['orders', '--account', 'Sim101', '--json'], env)).stdout) as { orders: Array<{ orderState: string; averageFillPrice: number }> };
-    expect(orders.orders.map((o) => [o.orderState, o.averageFillPrice])).toEqual([['Filled', 5006]]);
+    // Filled at the replayed time of bar 264, the first whose high reaches 5006 (GetOrders lists today's: the store is read).
+    expect(queryStore(env, 'SELECT state, avg_fill_price AS price, updated_at AS time FROM orders')).toEqual([{ state: 'FILLED', price: 5006, time: '2026-03-18T17:54:00.000Z' }]);
   });
 
   it('--price-random walks while serving until SIGTERM, exit 0; a bad source is refused before listening', async () => {

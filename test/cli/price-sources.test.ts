@@ -140,7 +140,8 @@ describe('trade price run: the chosen sources in the foreground', () => {
     const run = await ok(['price', 'run', '--json'], env);
     const report = JSON.parse(run.stdout) as { feeds: Array<Record<string, unknown>>; success: boolean };
     expect(report).toEqual({
-      feeds: [{ source: 'replay', describe: `replaying ${file} (60 records) at full speed`, prices: 61, fills: 1, lastPrices: { [ES]: 5015 } }],
+      // Each bar opens at the last one's close and closes a tick up: 60 moves (the first open is the price already set).
+      feeds: [{ source: 'replay', describe: `replaying ${file} (60 records) at full speed`, prices: 60, fills: 1, lastPrices: { [ES]: 5015 } }],
       success: true,
     });
     expect(queryStore(env, 'SELECT state, avg_fill_price FROM orders')).toEqual([{ state: 'FILLED', avg_fill_price: 5010 }]);

@@ -55,8 +55,10 @@ describe('one-minute bars', () => {
     t.engine.close();
     rmSync(t.file, { force: true });
     const db = new Database(t.file);
-    for (const migration of MIGRATIONS.slice(0, SCHEMA_VERSION - 1)) db.exec(migration);
-    db.pragma(`user_version = ${SCHEMA_VERSION - 1}`);
+    // The version just before the bars' migration (later ones may follow it).
+    const before = MIGRATIONS.findIndex((m) => m.includes('CREATE TABLE minute_bars'));
+    for (const migration of MIGRATIONS.slice(0, before)) db.exec(migration);
+    db.pragma(`user_version = ${before}`);
     const tick = db.prepare('INSERT INTO ticks (instrument, price, time) VALUES (?, ?, ?)');
     tick.run('ES 09-25', 6000, '2025-09-02T14:00:10.000Z');
     tick.run('ES 09-25', 5990, '2025-09-02T14:00:20.000Z');

@@ -12,6 +12,7 @@ import { parseAccountName } from '../../order/schema.js';
 import { type CommandContext, using } from '../context.js';
 import { table } from '../io.js';
 import { orderFromFlags, type OrderCommandOptions } from './place.js';
+import { sessionTime } from '../session-time.js';
 
 interface JsonOption {
   json?: boolean;
@@ -38,7 +39,7 @@ const scopeWords = (scope: string) => scope.replace(/^account:/, 'account ').rep
 export async function runHalt(ctx: CommandContext, options: JsonOption & { reason?: string; account?: string; reducing?: boolean }): Promise<void> {
   const scope = await scopeOf(ctx, options.account);
   const mode: HaltMode = options.reducing ? 'reducing' : 'halted';
-  const at = new Date().toISOString();
+  const at = (await sessionTime(ctx)).toISOString();
   await withLedger(ctx, (ledger) => ledger.setHalt(scope, mode, options.reason, at));
   if (options.json) return ctx.io.out(JSON.stringify({ halt: { scope, mode, reason: options.reason ?? null, at }, success: true }));
   ctx.io.out(
@@ -49,7 +50,7 @@ export async function runHalt(ctx: CommandContext, options: JsonOption & { reaso
 
 export async function runResume(ctx: CommandContext, options: JsonOption & { account?: string }): Promise<void> {
   const scope = await scopeOf(ctx, options.account);
-  const today = new Date();
+  const today = await sessionTime(ctx);
   const { sessionEnd } = await import('../../engine/session.js');
   const removed = await withLedger(ctx, (ledger) =>
     ledger.exclusive(async (tx) => {
@@ -78,7 +79,7 @@ export async function runResume(ctx: CommandContext, options: JsonOption & { acc
 export async function guardStatus(ctx: CommandContext) {
   const settings = await ctx.settings();
   const rules = settings.guardRules();
-  const now = Date.now();
+  const now = (await sessionTime(ctx)).getTime();
   const { halts, pace } = await withLedger(ctx, async (ledger) => ({
     halts: await ledger.allHalts(),
     pace: await Promise.all(
@@ -160,8 +161,8 @@ export async function runGuardInit(ctx: CommandContext, options: JsonOption): Pr
   ctx.io.out(`The guard's ledger ${done.where} ${what}.`);
 }
 
-/** `1h`, `30m`, `2d` ago, or an ISO time. */
-function sinceOf(raw: string | undefined): string | undefined {
+/** `1h`, `30m`, `2d` before `now`, or an ISO time. */
+function sinceOf(raw: string | undefined, now: number): string | undefined {
   if (raw === undefined) return undefined;
   if (/^\d{4}-\d{2}-\d{2}/.test(raw)) {
     const time = new Date(raw);
@@ -169,14 +170,14 @@ function sinceOf(raw: string | undefined): string | undefined {
     return time.toISOString();
   }
   try {
-    return new Date(Date.now() - parseDuration(raw)).toISOString();
+    return new Date(now - parseDuration(raw)).toISOString();
   } catch (error) {
     throw new UsageError(`--since ${(error as Error).message}`);
   }
 }
 
 export async function runHistory(ctx: CommandContext, options: JsonOption & { since?: string; account?: string; unknown?: boolean; refused?: boolean }): Promise<void> {
-  const since = sinceOf(options.since);
+  const since = sinceOf(options.since, options.since === undefined ? 0 : (await sessionTime(ctx)).getTime());
   const account = options.account === undefined ? undefined : parseAccountName(options.account);
   const wanted: JournalLine['outcome'][] | undefined =
     options.unknown || options.refused ? [...(options.unknown ? (['unknown'] as const) : []), ...(options.refused ? (['refused'] as const) : [])] : undefined;

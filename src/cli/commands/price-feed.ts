@@ -1,14 +1,15 @@
 /**
- * `trade price replay FILE` and `trade price random INSTRUMENT`: price sources run in the
- * foreground on the embedded engine. Each price is one `price set` (one transaction, filling the
+ * `trade price random INSTRUMENT` and `trade price follow INSTRUMENT...`: price sources run in
+ * the foreground on the embedded engine, each price one `price set` (one transaction, filling the
  * working orders it crosses); a status line is kept at a terminal; Ctrl-C stops between two prices
- * with exit 0 and the summary.
+ * with exit 0 and the summary. And the feeds `trade price run` and `trade serve` drive: these two
+ * and a replay (price-replay.ts).
  */
-import { readFile } from 'node:fs/promises';
 import { parseAll, UsageError } from '../../order/errors.js';
 import { parseInstrument, parsePrice } from '../../order/schema.js';
 import type { Engine } from '../../engine/engine.js';
-import { checkTicks, type FeedRecord, onTick, nearestTicks, parseFeed, randomWalk, tickSizeOf } from '../../engine/price-feed.js';
+import { onTick, nearestTicks, randomWalk, tickSizeOf } from '../../engine/price-feed.js';
+import type { ReplayPlan } from '../../engine/replay-driver.js';
 import { requireEmbedded } from '../call.js';
 import { contractSpec, rootOf } from '../../service/contracts.js';
 import { using, type CommandContext } from '../context.js';
@@ -18,12 +19,6 @@ import { type StopWhen, untilSignal } from '../signals.js';
 import type { Backend } from '../../backends/types.js';
 import type { Settings } from '../../config/settings.js';
 import { REMOTE_BACKENDS } from '../../config/keys.js';
-
-export interface ReplayOptions {
-  instrument?: string;
-  speed?: string;
-  json?: boolean;
-}
 
 export interface RandomOptions {
   start?: string;
@@ -88,16 +83,17 @@ function setOne(engine: Engine, tally: Tally, instrument: string, price: number)
   tally.last.set(instrument, price);
 }
 
-/** A one-line status at a terminal, rewritten in place at most ten times a second. */
-function statusLine(ctx: CommandContext): { show(text: string): void; done(): void } {
-  const tty = ctx.io.stderr.isTTY === true;
+/** A one-line status at a terminal (unless `shown` is false), rewritten in place at most ten times a second. */
+export function statusLine(ctx: CommandContext, enabled = true): { show(text: string): void; done(): void } {
+  const tty = enabled && ctx.io.stderr.isTTY === true;
   let shown = 0;
   let width = 0;
   return {
     show(text) {
       if (!tty || Date.now() - shown < 100) return;
       shown = Date.now();
-      const line = text.slice(0, Math.max(20, (ctx.io.stderr.columns ?? 80) - 1));
+      // A terminal that reports no size (0 columns, as some ptys) is taken to have 80.
+      const line = text.slice(0, Math.max(20, (ctx.io.stderr.columns || 80) - 1));
       ctx.io.stderr.write(`\r${line.padEnd(width)}`);
       width = line.length;
     },
@@ -117,101 +113,6 @@ function printTally(ctx: CommandContext, what: string, tally: Tally, json: boole
   ctx.io.out(`${tally.stopped ? `Stopped (${tally.stopped}) after` : 'Done:'} ${what}`);
   ctx.io.out(`  last price  ${prices}`);
   ctx.io.out(`  fills       ${tally.fills}${tally.brackets ? `, ${tally.brackets} bracket orders placed` : ''}${tally.cancelled ? `, ${tally.cancelled} orders cancelled` : ''}`);
-}
-
-/** A replay checked whole and ready to run: its records and the instrument of each. */
-export interface ReplayPlan {
-  file: string;
-  records: FeedRecord[];
-  instrumentOf(record: FeedRecord): string;
-  bars: number;
-}
-
-/**
- * Reads a replay file and checks it whole (times in order, prices positive and on the tick, bars
- * consistent, an instrument for every record) before anything is set. Throws a UsageError naming
- * the file, line and field.
- */
-export async function planReplay(file: string, rawInstrument: string | undefined): Promise<ReplayPlan> {
-  const fallback = rawInstrument === undefined ? undefined : parseAll<[string]>([() => parseInstrument(rawInstrument)], { hint: 'Nothing was replayed.' })[0];
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`Cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message}`, {
-      hint: 'Nothing was replayed.',
-    });
-  }
-  const records = parseFeed(file, text);
-  const resolved = new Map<string, string>();
-  const instrumentOf = (record: FeedRecord): string => {
-    if (record.instrument === undefined) {
-      if (fallback === undefined) throw new UsageError(`${file}, line ${record.line}: instrument: is required (a column, or --instrument for the whole file)`, { hint: 'Nothing was replayed.' });
-      return fallback;
-    }
-    let instrument = resolved.get(record.instrument);
-    if (instrument === undefined) {
-      instrument = parseAll<[string]>([() => parseInstrument(record.instrument)], { hint: `Nothing was replayed (${file}, line ${record.line}).` })[0];
-      resolved.set(record.instrument, instrument);
-    }
-    return instrument;
-  };
-  checkTicks(file, records, instrumentOf);
-  return { file, records, instrumentOf, bars: records.filter((r) => r.kind === 'bar').length };
-}
-
-/** Sets a replay's prices at `speed` times its pace until it ends or `stopped` resolves; `onStep` after each record. */
-export async function driveReplay(engine: Engine, plan: ReplayPlan, speed: number, stopped: Promise<string>, onStep: (tally: Tally, record: FeedRecord, index: number) => void = () => undefined): Promise<Tally> {
-  const tally = newTally();
-  let stop: string | undefined;
-  void stopped.then((reason) => (stop = reason));
-  const { records } = plan;
-  for (const [i, record] of records.entries()) {
-    if (i > 0 && speed > 0) await pause((record.time - records[i - 1]!.time) / speed, stopped);
-    // A stop resolves a tick later than the pause it ends: wait for it to be seen.
-    await Promise.resolve();
-    if (stop) break;
-    const instrument = plan.instrumentOf(record);
-    for (const price of record.prices) setOne(engine, tally, instrument, price);
-    tally.records++;
-    onStep(tally, record, i);
-  }
-  tally.stopped = stop;
-  return tally;
-}
-
-/** What a replay did, in one line. */
-export function describeReplay(plan: ReplayPlan, tally: Tally): string {
-  const { records } = plan;
-  const span = `${new Date(records[0]!.time).toISOString()} to ${new Date(records[Math.max(0, tally.records - 1)]!.time).toISOString()}`;
-  return `replayed ${tally.records} of ${records.length} records (${plan.bars} bars, ${records.length - plan.bars} ticks) from ${span}`;
-}
-
-/**
- * Replays a file of ticks or bars into the engine's last prices at `--speed` times the file's
- * pace. The whole file is read and checked before the first price is set.
- */
-export async function runPriceReplay(ctx: CommandContext, file: string, options: ReplayOptions): Promise<void> {
-  const speed = parseSpeed(options.speed);
-  // Reading and checking the file sets nothing: the flags and the file are judged first.
-  const plan = await planReplay(file, options.instrument);
-  await requireEmbedded(ctx, 'price replay');
-  const stop = untilSignal();
-  const status = statusLine(ctx);
-  let tally: Tally;
-  try {
-    tally = await using(await ctx.openEngine(), (engine) =>
-      driveReplay(engine, plan, speed, stop.stopped, (t, record, i) => {
-        const instrument = plan.instrumentOf(record);
-        status.show(`${instrument} ${formatPrice(t.last.get(instrument)!)}  ${new Date(record.time).toISOString().slice(0, 19)}Z  record ${i + 1}/${plan.records.length}  fills ${t.fills}`);
-      }),
-    );
-  } finally {
-    stop.dispose();
-    status.done();
-  }
-  printTally(ctx, describeReplay(plan, tally), tally, options.json, { file });
 }
 
 /** A random walk's settings, checked. */
@@ -395,12 +296,12 @@ export async function runPriceFollow(ctx: CommandContext, rawInstruments: string
 
 /** A price source ready to drive: checked whole, its service connection (follow) already open. */
 export type Feed =
-  | { kind: 'replay'; plan: ReplayPlan; speed: number; describe: string }
+  | { kind: 'replay'; plan: ReplayPlan; speed: number; describe: string; paused?: boolean }
   | { kind: 'random'; plan: WalkPlan; describe: string }
   | { kind: 'follow'; remote: Backend; instruments: string[]; timeoutMs: number; describe: string };
 
 export const describeFeedPlan = {
-  replay: (plan: ReplayPlan, speed: number) => `replaying ${plan.file} (${plan.records.length} records) at ${speed === 0 ? 'full speed' : `${speed}× its pace`}`,
+  replay: (plan: ReplayPlan, speed: number) => `replaying ${plan.describe} (${plan.total} records) at ${speed === 0 ? 'full speed' : `${speed}× its pace`}`,
   random: (plan: WalkPlan) => `a random walk of ${plan.instrument} (seed ${plan.seed}), a step every ${plan.interval} ms`,
   follow: (instruments: string[], label: string) => `following ${instruments.join(', ')} from ${label}`,
 };
@@ -412,7 +313,8 @@ export const describeFeedPlan = {
 export async function driveFeed(engine: Engine, feed: Feed, stopped: Promise<string>, note: (line: string) => void, onStep: (tally: Tally) => void = () => undefined): Promise<{ tally: Tally; summary: string }> {
   try {
     if (feed.kind === 'replay') {
-      const tally = await driveReplay(engine, feed.plan, feed.speed, stopped, (t) => onStep(t));
+      const [{ driveReplay }, { describeReplay }] = await Promise.all([import('../../engine/replay-driver.js'), import('./price-replay.js')]);
+      const tally = await driveReplay(engine, feed.plan, feed.speed, stopped, (t) => onStep(t), { paused: feed.paused });
       return { tally, summary: `price replay ${tally.stopped ? 'stopped' : 'done'}: ${describeReplay(feed.plan, tally)}` };
     }
     if (feed.kind === 'random') {

@@ -14,7 +14,7 @@ import { type CommandContext, using } from '../context.js';
 import { formatPrice } from '../format.js';
 import { table } from '../io.js';
 import { type StopWhen, untilSignal } from '../signals.js';
-import { describeFeedPlan, type Feed, driveFeed, followFrom, parseSpeed, planReplay, planWalk, releaseFeeds, type Tally } from './price-feed.js';
+import { describeFeedPlan, type Feed, driveFeed, followFrom, parseSpeed, planWalk, releaseFeeds, type Tally } from './price-feed.js';
 
 export interface SourceOptions {
   instrument?: string;
@@ -77,7 +77,8 @@ async function paramsOf(ctx: CommandContext, source: PriceSourceKind, target: st
   if (source === 'replay') {
     if (file === undefined) throw new UsageError('The replay source needs a FILE: trade price source replay FILE [--instrument I]', { hint: 'Nothing was changed.' });
     const speed = parseSpeed(options.speed);
-    await planReplay(file, target === '*' ? undefined : target);
+    const { planReplay } = await import('./price-replay.js');
+    await planReplay([{ file, instrument: target === '*' ? undefined : target }]);
     return { file: resolve(file), speed };
   }
   if (file !== undefined) throw new UsageError(`A FILE goes with the replay source only, not ${source}`, { hint: 'Nothing was changed.' });
@@ -160,13 +161,23 @@ export async function planChosenFeeds(ctx: CommandContext, engine: Engine, named
   }
   const feeds: Feed[] = [];
   const follow = new Map<'http' | 'ws', string[]>();
+  // The chosen replays are one replay, merged by time: one clock drives them all.
+  const replays = chosen.filter((c) => c.record.source === 'replay');
+  const speeds = [...new Set(replays.map((c) => c.record.params.speed ?? 1))];
+  if (speeds.length > 1)
+    throw new UsageError(`The chosen replays have different speeds (${replays.map((c) => `${targetName(c.record.target)}: ${c.record.params.speed === 0 ? 'max' : (c.record.params.speed ?? 1)}`).join(', ')}): one clock drives them all`, {
+      hint: 'Choose one speed: trade price source replay FILE --instrument I --speed N for each.',
+    });
   try {
+    if (replays.length > 0) {
+      const { planReplay } = await import('./price-replay.js');
+      const plan = await planReplay(replays.map((c) => ({ file: c.record.params.file!, instrument: c.instrument })));
+      feeds.push({ kind: 'replay', plan, speed: speeds[0]!, describe: describeFeedPlan.replay(plan, speeds[0]!) });
+    }
     for (const { instrument, record } of chosen) {
       const p = record.params;
-      if (record.source === 'replay') {
-        const plan = await planReplay(p.file!, instrument);
-        feeds.push({ kind: 'replay', plan, speed: p.speed ?? 1, describe: describeFeedPlan.replay(plan, p.speed ?? 1) });
-      } else if (record.source === 'random') {
+      if (record.source === 'replay') continue;
+      if (record.source === 'random') {
         const plan = planWalk(instrument!, { seed: p.seed === undefined ? undefined : String(p.seed), interval: p.interval === undefined ? undefined : String(p.interval), maxTicks: p.maxTicks === undefined ? undefined : String(p.maxTicks) });
         feeds.push({ kind: 'random', plan, describe: describeFeedPlan.random(plan) });
       } else {

@@ -1,13 +1,14 @@
 /**
  * `trade sandbox ...`: a running `trade serve` as a test bench (issue 22), over its control routes
  * under `/_sandbox/`: inject scenario rules, list and clear them, read the request log, save,
- * restore and reset the store. The server is reached the way the http backend reaches a service:
- * the profile's base URL (TRADE_BASE_URL) and token (TRADE_TOKEN).
+ * restore and reset the store; and the session clock a replay drives (issue 29). The server is
+ * reached the way the http backend reaches a service: the profile's base URL (TRADE_BASE_URL) and
+ * token (TRADE_TOKEN); the clock, on the embedded backend, in this machine's store.
  */
 import { ConfigError, NetworkError, RejectedError, UsageError } from '../../order/errors.js';
 import { checkTransport } from '../../backends/remote.js';
 import { serviceRoot } from '../../config/keys.js';
-import type { CommandContext } from '../context.js';
+import { type CommandContext, using } from '../context.js';
 import type { LogEntry } from '../../server/sandbox/request-log.js';
 
 interface Target {
@@ -34,8 +35,9 @@ async function target(ctx: CommandContext): Promise<Target> {
 }
 
 /** One control request; an answer that is not 2xx is a typed error with the server's message. */
-async function call(ctx: CommandContext, method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
-  const { root, token, timeoutMs } = await target(ctx);
+async function call(ctx: CommandContext, method: string, path: string, body?: unknown, waitMs = 0): Promise<Record<string, unknown>> {
+  const { root, token, timeoutMs: configured } = await target(ctx);
+  const timeoutMs = Math.max(configured, waitMs);
   let response: Response;
   try {
     response = await fetch(`${root}/_sandbox/${path}`, {
@@ -209,4 +211,88 @@ export async function runSandboxSnapshot(ctx: CommandContext, action: 'save' | '
   if (action === 'save') ctx.io.out(`saved the store as '${name}' (${String(answer.file)})`);
   else if (action === 'restore') ctx.io.out(`restored the store from '${name}'`);
   else ctx.io.out('reset the store to the empty default');
+}
+
+export interface ClockOptions {
+  json?: boolean;
+}
+
+/** The clock as `/_sandbox/clock` answers it. */
+interface ClockLine {
+  time: string;
+  replay: boolean;
+  paused?: boolean;
+  speed?: number | 'max';
+  stepping?: boolean;
+  records?: number;
+  total?: number;
+  source?: string | null;
+}
+
+export function describeClock(clock: ClockLine): string {
+  if (!clock.replay) return `${clock.time}  the wall clock (no replay is running)`;
+  const pace = clock.speed === 'max' ? 'at full speed' : `at ${clock.speed}× real time`;
+  const state = clock.paused ? `paused (${pace} when resumed)` : pace;
+  const done = `${(clock.records ?? 0).toLocaleString('en-US')} of ${(clock.total ?? 0).toLocaleString('en-US')} records`;
+  return `${clock.time}  replayed, ${state}; ${done} of ${clock.source ?? 'the replay'}`;
+}
+
+/**
+ * `trade sandbox clock [show|pause|resume|speed N|step N|step 5m]` (issue 29): the session clock
+ * a replay drives. On the embedded backend, the clock of this machine's store (a `trade price
+ * replay` or a `trade serve` on it); on http or ws, the clock of the trade serve at the base URL
+ * (`/_sandbox/clock`). A step sets that many records (or that much replayed time) and leaves the
+ * clock paused; the answer comes once it is done.
+ */
+export async function runSandboxClock(ctx: CommandContext, action: string | undefined, value: string | undefined, options: ClockOptions): Promise<void> {
+  const { parseClockSpeed, parseStep } = await import('../../service/session-clock.js');
+  const verb = (action ?? 'show').trim().toLowerCase();
+  const usage = (message: string) => new UsageError(message, { hint: "Nothing was sent. Run 'trade sandbox clock --help' for examples." });
+  let path = 'clock';
+  let body: Record<string, unknown> | undefined;
+  if (verb === 'show') {
+    if (value !== undefined) throw usage(`show takes no value, got '${value}'`);
+  } else if (verb === 'pause' || verb === 'resume') {
+    if (value !== undefined) throw usage(`${verb} takes no value, got '${value}'`);
+    path = `clock/${verb}`;
+    body = {};
+  } else if (verb === 'speed') {
+    if (value === undefined) throw usage('speed needs a value: a number of times real time (10), or max');
+    const speed = parseClockSpeed(value);
+    if (typeof speed !== 'number') throw usage(`speed must be ${speed.error}`);
+    path = 'clock/speed';
+    body = { speed: speed === 0 ? 'max' : speed };
+  } else if (verb === 'step') {
+    if (value === undefined) throw usage('step needs a value: a number of records (10) or a replayed time (30s, 5m, 1h)');
+    const step = parseStep(value);
+    if ('error' in step) throw usage(`step must be ${step.error}`);
+    path = 'clock/step';
+    body = 'records' in step ? { records: step.records } : { time: value.trim().toLowerCase() };
+  } else {
+    throw usage(`ACTION must be show, pause, resume, speed or step, got '${action}'`);
+  }
+  const { STEP_WAIT_MS } = await import('../../engine/replay-driver.js');
+  let answer: Record<string, unknown>;
+  if ((await ctx.settings()).backend === 'embedded') answer = await localClock(ctx, path, body);
+  else answer = body === undefined ? await call(ctx, 'GET', path) : await call(ctx, 'POST', path, body, STEP_WAIT_MS + 5_000);
+  if (options.json) return ctx.io.out(JSON.stringify(answer));
+  ctx.io.out(describeClock(answer.clock as ClockLine));
+}
+
+/** The same request on this machine's store, answered as `/_sandbox/clock` answers it. */
+async function localClock(ctx: CommandContext, path: string, body: Record<string, unknown> | undefined): Promise<Record<string, unknown>> {
+  const [{ clockView }, { controlClock, STEP_WAIT_MS }, { controlOf }] = await Promise.all([
+    import('../../service/session-clock.js'),
+    import('../../engine/replay-driver.js'),
+    import('../../server/sandbox/clock-routes.js'),
+  ]);
+  return using(await ctx.openEngine(), async (engine) => {
+    if (body !== undefined) {
+      const control = controlOf(path.slice('clock/'.length), body);
+      if (typeof control === 'string') throw new UsageError(control);
+      const { done } = await controlClock(engine, control);
+      if (!done) throw new RejectedError(`The step was not done within ${STEP_WAIT_MS / 1000} s; the replay carries it on`, { code: 'step_pending' });
+    }
+    return { clock: clockView(engine.clockState(), Date.now()), success: true };
+  });
 }

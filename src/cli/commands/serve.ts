@@ -23,6 +23,9 @@ export interface ServeOptions {
   priceReplay?: string;
   priceInstrument?: string;
   speed?: string;
+  priceFrom?: string;
+  priceTo?: string;
+  pricePaused?: boolean;
   priceRandom?: string;
   seed?: string;
   interval?: string;
@@ -211,7 +214,7 @@ export async function runServe(ctx: CommandContext, options: ServeOptions, deps:
  */
 /** Each price source's own flags, by the source flag they go with. */
 const SOURCE_FLAGS: ReadonlyArray<readonly [source: string, flags: ReadonlyArray<readonly [flag: string, key: keyof ServeOptions]>]> = [
-  ['--price-replay', [['--speed', 'speed'], ['--price-instrument', 'priceInstrument']]],
+  ['--price-replay', [['--speed', 'speed'], ['--price-instrument', 'priceInstrument'], ['--price-from', 'priceFrom'], ['--price-to', 'priceTo'], ['--price-paused', 'pricePaused']]],
   ['--price-random', [['--seed', 'seed'], ['--interval', 'interval']]],
   ['--price-follow', [['--from', 'from']]],
 ];
@@ -227,7 +230,7 @@ async function planFeed(ctx: CommandContext, options: ServeOptions): Promise<Fee
     }
   }
   if (given.length === 0) return undefined;
-  const { describeFeedPlan, followFrom, parseSpeed, planReplay, planWalk } = await import('./price-feed.js');
+  const { describeFeedPlan, followFrom, parseSpeed, planWalk } = await import('./price-feed.js');
   if (options.priceFollow !== undefined) {
     const instruments = parseAll(options.priceFollow.map((raw) => () => parseInstrument(raw)), { hint: 'Nothing was served.' }) as string[];
     const settings = await ctx.settings();
@@ -238,8 +241,10 @@ async function planFeed(ctx: CommandContext, options: ServeOptions): Promise<Fee
   }
   if (options.priceReplay !== undefined) {
     const speed = parseSpeed(options.speed);
-    const plan = await planReplay(options.priceReplay, options.priceInstrument);
-    return { kind: 'replay', plan, speed, describe: describeFeedPlan.replay(plan, speed) };
+    const { fallbackInstrument, parseWindow, planReplay } = await import('./price-replay.js');
+    const window = parseWindow({ from: options.priceFrom, to: options.priceTo });
+    const plan = await planReplay([{ file: options.priceReplay, instrument: fallbackInstrument(options.priceInstrument) }], window);
+    return { kind: 'replay', plan, speed, describe: `${describeFeedPlan.replay(plan, speed)}${options.pricePaused ? ', paused at its first record (trade sandbox clock resume)' : ''}`, paused: options.pricePaused };
   }
   const plan = planWalk(options.priceRandom!, { seed: options.seed, interval: options.interval });
   return { kind: 'random', plan, describe: describeFeedPlan.random(plan) };

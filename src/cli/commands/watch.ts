@@ -76,6 +76,9 @@ export async function watch(ctx: CommandContext, what: string, deps: WatchDeps, 
   }
 }
 
+/** The backend's time: the embedded engine's clock (a replay's while one runs), else the wall clock. */
+const backendNow = (fc: FeedContext) => (fc.backend as { guardFacts?: { now?(): Date } }).guardFacts?.now?.().getTime() ?? Date.now();
+
 /** The local time of day, for lines a person scans. */
 const clock = (ms: number = Date.now()) => new Date(ms).toTimeString().slice(0, 8);
 const text = (value: string | undefined) => (value === undefined ? '—' : shown(value));
@@ -113,8 +116,9 @@ export function pnlLines(update: PnlUpdateRead): string[] {
   );
 }
 
-export function orderLine(o: OrderRead): string {
-  return [clock(), text(o.account), shown(o.orderId), describeObject(o), orderStatus(o)].join('  ');
+/** An order's line, stamped with `ms`: the backend's time (the engine's clock follows a replay). */
+export function orderLine(o: OrderRead, ms: number = Date.now()): string {
+  return [clock(ms), text(o.account), shown(o.orderId), describeObject(o), orderStatus(o)].join('  ');
 }
 
 export async function runWatchQuotes(ctx: CommandContext, rawInstruments: string[], options: WatchOptions, deps: WatchDeps = {}): Promise<void> {
@@ -168,7 +172,7 @@ export async function runWatchOrders(ctx: CommandContext, options: WatchOptions,
   });
   const { watchOrders } = await import('../watch-feeds.js');
   await watch(ctx, `orders of ${account ?? 'every account'}`, deps, (fc) =>
-    watchOrders(fc, account, (order, raw) => ctx.io.out(options.json ? JSON.stringify(raw) : orderLine(order))),
+    watchOrders(fc, account, (order, raw) => ctx.io.out(options.json ? JSON.stringify(raw) : orderLine(order, backendNow(fc)))),
   );
 }
 

@@ -12,6 +12,7 @@ import { openStore } from '../../engine/store.js';
 import { RATE_LIMITED } from '../limits.js';
 import { countsOf, createRequestLog, type LogEntry, type RequestLog } from './request-log.js';
 import { createRuleSet, type Effect, MAX_RULES, type Rule, RuleInput, type RuleSet } from './rules.js';
+import { registerClockRoutes } from './clock-routes.js';
 
 export const SANDBOX_PREFIX = '/_sandbox/';
 
@@ -203,6 +204,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         reset();
         return { success: true };
       });
+      registerClockRoutes(app, SANDBOX_PREFIX, engine);
     },
     close: cancelLateRejects,
   };
