@@ -27,6 +27,8 @@ export const SUITE_COMMANDS: DebianCommand[] = [
   { command: 'chromium', debianPackage: 'chromium' },
   // test/helpers/postgres.ts: a throwaway PostgreSQL cluster for the desk ledger (src/guard/postgres-ledger.ts).
   { command: 'initdb', path: '/usr/lib/postgresql/*/bin/initdb', debianPackage: 'postgresql' },
+  // test/guard/desk-tls.test.ts: a CA and the TLS certificate of a PostgreSQL server.
+  { command: 'openssl', debianPackage: 'openssl' },
 ];
 
 const onPath = (command: string) => spawnSync('sh', ['-c', `command -v ${command}`], { encoding: 'utf8' }).status === 0;

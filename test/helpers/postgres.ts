@@ -9,7 +9,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -50,8 +50,17 @@ function run(bin: string, args: string[], cwd: string): void {
   if (result.status !== 0) throw new Error(`${bin} ${args.join(' ')} failed (${result.status}): ${result.stderr || result.stdout || result.error?.message}`);
 }
 
+export interface ClusterOptions {
+  /** More server settings (`ssl=on`, ...), each passed as `-c NAME=VALUE`. */
+  settings?: string[];
+  /** pg_hba.conf lines put before initdb's (the first that matches decides). */
+  hba?: string[];
+  /** Files to write into the cluster's directory before it starts, owned by the server's user, mode 0600 (a TLS key and certificate). */
+  files?: Record<string, string>;
+}
+
 /** initdb and start a cluster in a new temporary directory, on a free loopback port. */
-export async function startCluster(): Promise<Cluster> {
+export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
   const bin = postgresBin();
   if (!bin) throw new Error('PostgreSQL is not installed: apt-get install postgresql (the global setup does it when run as root on Debian).');
   const dir = mkdtempSync(join(tmpdir(), 'trade-pg-'));
@@ -68,8 +77,18 @@ export async function startCluster(): Promise<Cluster> {
     chownSync(data, as.uid, as.gid);
   }
   run(join(bin, 'initdb'), ['-D', data, '-U', ADMIN, `--pwfile=${pwfile}`, '--auth=scram-sha-256', '-E', 'UTF8', '--no-locale', '--no-sync'], dir);
+  if (options.hba?.length) {
+    const hba = join(data, 'pg_hba.conf');
+    writeFileSync(hba, `${options.hba.join('\n')}\n${readFileSync(hba, 'utf8')}`);
+  }
+  for (const [name, text] of Object.entries(options.files ?? {})) {
+    writeFileSync(join(dir, name), text, { mode: 0o600 });
+    if (as.uid !== undefined) chownSync(join(dir, name), as.uid, as.gid);
+  }
+  const settings = (options.settings ?? []).map((setting) => ` -c ${setting}`).join('');
   let port = 0;
-  const start = () => run(join(bin, 'pg_ctl'), ['-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '30', '-o', `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories= -c max_connections=300`, 'start'], dir);
+  const start = () =>
+    run(join(bin, 'pg_ctl'), ['-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '30', '-o', `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories= -c max_connections=300${settings}`, 'start'], dir);
   for (let attempt = 0; ; attempt++) {
     port = await closedPort();
     try {
