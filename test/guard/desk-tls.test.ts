@@ -83,6 +83,19 @@ describe('a desk ledger over TLS', () => {
     expect(unknownCa.stderr.split('\n')[0]).toMatch(/^Error: The guard's ledger \S+ cannot be used \(unable to verify the first certificate\); nothing was sent\.$/);
   }, 60_000);
 
+  it("README's setup as written, but for the server's address: config set, then guard init; the CA among the system's, the password from ~/.pgpass", async () => {
+    const env = home({ NODE_EXTRA_CA_CERTS: CA });
+    writeFileSync(join(env.HOME!, '.pgpass'), `127.0.0.1:${cluster.port}:desk:desk_tls:${PASSWORD}\n`, { mode: 0o600 });
+    const url = `postgres://desk_tls@127.0.0.1:${cluster.port}/desk?sslmode=verify-full`;
+    const set = await runBin(['config', 'set', 'guard.ledger', url], env);
+    expect(set.code, set.stderr).toBe(0);
+    const made = await runBin(['guard', 'init'], env);
+    expect(made.code, made.stderr).toBe(0);
+    expect(made.stdout).toMatch(new RegExp(`^The guard's ledger ${url.replace(/[?.]/g, '\\$&')} was (created \\(schema 1\\)|already at schema 1)\\.\n$`));
+    const doctor = await runBin(['doctor'], env);
+    expect(doctor.stdout).toMatch(new RegExp(`\n✔ ledger +${url.replace(/[?.]/g, '\\$&')}: reachable, schema 1, clock [+-]\\d+ ms against the server\n`));
+  }, 60_000);
+
   it('verify-ca checks the certificate and not the name; require encrypts without checking', async () => {
     const ca = await init('localhost', `?sslmode=verify-ca&sslrootcert=${CA}`);
     expect(ca.code, ca.stderr).toBe(0);
