@@ -9,14 +9,14 @@
 // round; writes bench/desk-results.json. test/guard/desk.test.ts runs 2 rounds in `npm test`.
 //
 //   node bench/desk.js [--rounds 50]
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { BIN, childEnv, median, printTable, startServe, tempDir } from './util.js';
+import { runTrade as run, median, printTable, startServe, tempDir } from './util.js';
 
 const { values: flags } = parseArgs({ options: { rounds: { type: 'string', default: '50' } } });
 const ROUNDS = Number(flags.rounds);
@@ -24,17 +24,6 @@ const MACHINES = 3;
 const PER_MACHINE = 2;
 const LIMIT = 2;
 const TOKEN = 'desk-bench-token-0123456789abcdef';
-
-function run(argv, env) {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...argv], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 /** A PostgreSQL cluster in `dir`, as nobody under root (initdb refuses root), password auth, on a free loopback port. */
 async function startPostgres(dir) {
