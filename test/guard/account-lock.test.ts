@@ -4,8 +4,6 @@
  * killed while holding lets go of it; an order that may add to a position waits for it and is
  * refused (journaled) when the wait is over, while an exit and a reducing order go on at once.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { embeddedBackendOn } from '../../src/backends/embedded.js';
@@ -14,8 +12,7 @@ import { openLedger, type Ledger } from '../../src/guard/ledger.js';
 import { buildRules } from '../../src/guard/rules.js';
 import { GuardError } from '../../src/order/errors.js';
 import { order, testEngine, type TestEngine } from '../helpers/engine.js';
-
-const LIB = fileURLToPath(new URL('../../dist/lib.js', import.meta.url));
+import { holderProcess } from '../helpers/ledger-hold.js';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -33,21 +30,6 @@ function engineWithPrice(): TestEngine {
   cleanups.push(() => t.cleanup());
   t.engine.setPrice('ES 09-25', 4500);
   return t;
-}
-
-/** A child process (the built library) that takes the account's lock and says `held`, then waits to be killed. */
-async function holderProcess(ledgerFile: string, account: string): Promise<ChildProcess> {
-  const script = `
-    const { openLedger } = await import(${JSON.stringify(LIB)});
-    const hold = await (await openLedger(${JSON.stringify(ledgerFile)})).lockAccount(${JSON.stringify(account)}, 5000);
-    process.stdout.write(hold ? 'held\\n' : 'busy\\n');
-    setInterval(() => undefined, 1000);
-  `;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-  cleanups.push(() => child.kill('SIGKILL'));
-  const said = await new Promise<string>((resolve) => child.stdout!.setEncoding('utf8').once('data', resolve));
-  expect(said).toBe('held\n');
-  return child;
 }
 
 describe('the ledger account lock', () => {
@@ -110,7 +92,7 @@ describe('the ledger account lock', () => {
   it('is let go when the process holding it is killed', async () => {
     const t = engineWithPrice();
     const file = join(t.file, '..', 'guard.db');
-    const child = await holderProcess(file, 'Sim101');
+    const child = await holderProcess(file, 'Sim101', cleanups);
     const ledger = await ledgerOf(t);
     expect(await ledger.lockAccount('Sim101', 0)).toBeUndefined();
     const closed = new Promise((resolve) => child.once('close', resolve));

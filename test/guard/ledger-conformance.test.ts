@@ -9,13 +9,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initLedger, type Ledger, type LedgerSpec, type NewJournalLine, openLedger } from '../../src/guard/ledger.js';
 import { GuardError } from '../../src/order/errors.js';
+import { holderProcess, LIB } from '../helpers/ledger-hold.js';
 import { stopOwnCluster, type TestDatabase, testDatabase } from '../helpers/postgres.js';
 
-const LIB = fileURLToPath(new URL('../../dist/lib.js', import.meta.url));
 
 const dir = mkdtempSync(join(tmpdir(), 'trade-ledger-conformance-'));
 let db: TestDatabase;
@@ -81,19 +80,6 @@ async function otherProcess(spec: LedgerSpec, stay: boolean): Promise<{ id: numb
   return { id: Number(said.trim()), child };
 }
 
-async function holderProcess(spec: LedgerSpec, account: string): Promise<ChildProcess> {
-  const script = `
-    const { openLedger } = await import(${JSON.stringify(LIB)});
-    const hold = await (await openLedger(${JSON.stringify(spec)})).lockAccount(${JSON.stringify(account)}, 5000);
-    process.stdout.write(hold ? 'held\\n' : 'busy\\n');
-    setInterval(() => undefined, 1000);
-  `;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-  cleanups.push(() => child.kill('SIGKILL'));
-  const said = await new Promise<string>((resolve) => child.stdout!.setEncoding('utf8').once('data', resolve));
-  expect(said).toBe('held\n');
-  return child;
-}
 
 describe.each(MAKERS)('the $name ledger', (maker) => {
   /** Two ledgers on one fresh store: two processes, or two machines. */
@@ -250,7 +236,7 @@ describe.each(MAKERS)('the $name ledger', (maker) => {
 
   it('the account lock of a process that is killed is let go with it', async () => {
     const [a, , spec] = await two();
-    const child = await holderProcess(spec, 'Sim101');
+    const child = await holderProcess(spec, 'Sim101', cleanups);
     expect(await a.lockAccount('Sim101', 0)).toBeUndefined();
     const closed = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGKILL');
