@@ -92,13 +92,21 @@ CREATE INDEX IF NOT EXISTS journal_by_time ON trade_guard.journal(at);
 `,
 };
 
+const STILL_PASS = 'Exits and orders that only reduce a position still go through, journaled when it is back.';
+
+/** What to do about it: a TLS refusal is the URL's or the server's to fix, anything else the server's reachability. */
+function hintFor(cause: unknown): string {
+  const e = cause as { code?: string; message?: string } | undefined;
+  if (/does not support SSL/i.test(e?.message ?? ''))
+    return `The server does not offer TLS and the URL's sslmode asks for it: turn ssl on at the server, or remove sslmode from guard.ledger where plain connections are acceptable (docs/desk-mode.md). ${STILL_PASS}`;
+  if (/CERT|SELF_SIGNED|UNABLE_TO_(VERIFY|GET)/.test(e?.code ?? ''))
+    return `The server's TLS certificate was not accepted: give the CA that signed it as sslrootcert=FILE in guard.ledger, and name the host its certificate is for (docs/desk-mode.md). ${STILL_PASS}`;
+  return `Check that the desk's PostgreSQL server is up and reachable from this machine (trade doctor checks it). ${STILL_PASS}`;
+}
+
 /** The message and hint of a ledger that cannot be used: fail closed. */
 export function failClosed(where: string, why: string, cause?: unknown): GuardError {
-  return new GuardError(`The guard's ledger ${where} cannot be used (${why}); nothing was sent.`, {
-    code: 'guard_ledger',
-    hint: 'Check that the desk\'s PostgreSQL server is up and reachable from this machine (trade doctor checks it). Exits and orders that only reduce a position still go through, journaled when it is back.',
-    cause,
-  });
+  return new GuardError(`The guard's ledger ${where} cannot be used (${why}); nothing was sent.`, { code: 'guard_ledger', hint: hintFor(cause), cause });
 }
 
 /** What went wrong, in words, without the password (pg's messages never hold it; the URL does). */

@@ -17,6 +17,11 @@ import { runBin, tempHomes } from '../helpers/cli.js';
 import { type Cluster, startCluster, stopOwnCluster, type TestDatabase, testDatabase } from '../helpers/postgres.js';
 
 const PASSWORD = 'tls-desk-5f0c2a9e71';
+const CERT_HINT =
+  "  The server's TLS certificate was not accepted: give the CA that signed it as sslrootcert=FILE in guard.ledger, and name the host its certificate is for (docs/desk-mode.md). Exits and orders that only reduce a position still go through, journaled when it is back.";
+const NO_TLS_HINT =
+  "  The server does not offer TLS and the URL's sslmode asks for it: turn ssl on at the server, or remove sslmode from guard.ledger where plain connections are acceptable (docs/desk-mode.md). Exits and orders that only reduce a position still go through, journaled when it is back.";
+
 const { home, cleanup } = tempHomes();
 const certs = mkdtempSync(join(tmpdir(), 'trade-pg-certs-'));
 const CA = join(certs, 'ca.crt');
@@ -74,12 +79,14 @@ describe('a desk ledger over TLS', () => {
 
     const otherName = await init('localhost', `?sslmode=verify-full&sslrootcert=${CA}`);
     expect(otherName.code).toBe(6);
+    expect(otherName.stderr.split('\n')[1]).toBe(CERT_HINT);
     expect(otherName.stderr.split('\n')[0]).toBe(
       `Error: The guard's ledger postgres://desk_tls@localhost:${cluster.port}/desk?sslmode=verify-full&sslrootcert=${CA} cannot be used (Hostname/IP does not match certificate's altnames: Host: localhost. is not cert's CN: 127.0.0.1); nothing was sent.`,
     );
     // Without sslrootcert, the system's CAs: ours is not one of them.
     const unknownCa = await init('127.0.0.1', '?sslmode=verify-full');
     expect(unknownCa.code).toBe(6);
+    expect(unknownCa.stderr.split('\n')[1]).toBe(CERT_HINT);
     expect(unknownCa.stderr.split('\n')[0]).toMatch(/^Error: The guard's ledger \S+ cannot be used \(unable to verify the first certificate\); nothing was sent\.$/);
   }, 60_000);
 
@@ -101,6 +108,7 @@ describe('a desk ledger over TLS', () => {
     expect(ca.code, ca.stderr).toBe(0);
     const otherCa = await init('localhost', `?sslmode=verify-ca&sslrootcert=${OTHER_CA}`);
     expect(otherCa.code).toBe(6);
+    expect(otherCa.stderr.split('\n')[1]).toBe(CERT_HINT);
     expect(otherCa.stderr.split('\n')[0]).toMatch(/^Error: The guard's ledger \S+ cannot be used \(unable to verify the first certificate\); nothing was sent\.$/);
     expect(ca.stdout).toMatch(/ was (created \(schema 1\)|already at schema 1)\.\n$/);
     const encrypted = await init('127.0.0.1', '?sslmode=require');
@@ -121,6 +129,7 @@ describe('a desk ledger over TLS', () => {
       const url = `${plain.url}?sslmode=${mode}`;
       const run = await runBin(['guard', 'init'], home({ TRADE_GUARD_LEDGER: url }));
       expect(run.code).toBe(6);
+      expect(run.stderr.split('\n')[1]).toBe(NO_TLS_HINT);
       expect(run.stderr.split('\n')[0]).toBe(
         `Error: The guard's ledger ${url.replace(/:[^:@/]+@/, '@')} cannot be used (The server does not support SSL connections); nothing was sent.`,
       );
