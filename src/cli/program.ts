@@ -5,6 +5,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { CONFIG_KEYS, ENV_FOR, KEY_HELP } from '../config/key-table.js';
 import { GUARD_RULES } from '../guard/rules.js';
+import { LEDGER_KEYS } from '../config/key-table.js';
 import { VERSION } from '../version.js';
 import { LIVE_SOURCES } from './complete-sources.js';
 import type { MutableContext } from './context.js';
@@ -35,12 +36,13 @@ function addOrderOptions(command: Command): Command {
     .option('--no-input', 'never prompt: missing flags are an error (as when stdin is not a terminal)');
 }
 
-/** `--guard max-order-qty=2`, repeatable: the rules given, by name; an unknown rule is a usage error. */
+/** `--guard max-order-qty=2`, repeatable: the rules given, by name, and the ledger's keys (`--guard ledger=…`); an unknown name is a usage error. */
 function collectGuard(raw: string, previous: Record<string, string> = {}): Record<string, string> {
   const eq = raw.indexOf('=');
   const rule = eq < 0 ? raw.trim() : raw.slice(0, eq).trim().replace(/^guard\./, '');
-  if (eq < 0 || !(GUARD_RULES as readonly string[]).includes(rule))
-    throw new InvalidArgumentError(`it takes RULE=VALUE with a rule among ${GUARD_RULES.join(', ')} (--guard max-order-qty=2).`);
+  const names = [...GUARD_RULES, ...LEDGER_KEYS.map((key) => key.slice('guard.'.length))];
+  if (eq < 0 || !names.includes(rule))
+    throw new InvalidArgumentError(`it takes RULE=VALUE with a rule among ${GUARD_RULES.join(', ')}, or ledger=, machine=, ledger-timeout= (--guard max-order-qty=2).`);
   return { ...previous, [rule]: raw.slice(eq + 1) };
 }
 
@@ -1008,6 +1010,20 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     .action(async (options) => {
       const { runGuardTest } = await import('./commands/guard.js');
       await runGuardTest(ctx, options);
+    });
+  guard
+    .command('init')
+    .description(
+      "Create the guard's ledger, or migrate it to this trade's schema: once for a desk's PostgreSQL ledger (guard.ledger postgres://…), from any machine; safe to run again and from two machines at once. See docs/desk-mode.md.",
+    )
+    .option('--json', 'print {"ledger":...,"schemaVersion":N,"from":N,"success":true} on stdout')
+    .addHelpText(
+      'after',
+      examples("trade config set guard.ledger 'postgres://trade@db.desk.example:5432/desk?sslmode=verify-full' && trade guard init", 'trade guard init --json'),
+    )
+    .action(async (options) => {
+      const { runGuardInit } = await import('./commands/guard.js');
+      await runGuardInit(ctx, options);
     });
   guard
     .command('reset')

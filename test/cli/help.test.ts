@@ -100,6 +100,7 @@ describe('help', () => {
       'guard',
       'guard show',
       'guard test',
+      'guard init',
       'guard reset',
       'history',
       'reconcile',
