@@ -13,7 +13,7 @@ import { ConfigError, ExitCode, TradeError } from '../common/errors.js';
 export type CheckStatus = 'pass' | 'warn' | 'fail';
 
 export interface Check {
-  name: 'config' | 'store' | 'service';
+  name: 'config' | 'store' | 'service' | 'ledger';
   status: CheckStatus;
   message: string;
   hint?: string;

@@ -34,6 +34,22 @@ export function lockTimeout(account: string, waitMs: number): GuardError {
   );
 }
 
+/** Runs `work` holding the account's lock taken by `lock`; a GuardError (`guard_account_lock`) when it is not free within `waitMs`. */
+export async function heldWhile<T>(
+  lock: (account: string, waitMs: number) => Promise<AccountHold | undefined>,
+  account: string,
+  work: () => Promise<T>,
+  waitMs = DEFAULT_LOCK_WAIT_MS,
+): Promise<T> {
+  const hold = await lock(account, waitMs);
+  if (!hold) throw lockTimeout(account, waitMs);
+  try {
+    return await work();
+  } finally {
+    hold.release();
+  }
+}
+
 /** ASCII case folded: the service's account names are matched that way, so one lock serves both spellings. */
 const lockKey = (account: string) => account.replace(/[A-Z]+/g, (l) => l.toLowerCase());
 

@@ -79,7 +79,7 @@ describe('config store', () => {
       code: 2,
       stderr:
         "Error: Unknown config key 'colour'. Keys: token, base-url, ws-url, backend, account, timeout, webhook-url, guard.max-order-qty, guard.max-position, " +
-        'guard.instruments, guard.accounts, guard.window, guard.max-orders, guard.daily-loss, guard.duplicate-window, guard.confirm-live, guard.sim-accounts\n',
+        'guard.instruments, guard.accounts, guard.window, guard.max-orders, guard.daily-loss, guard.duplicate-window, guard.confirm-live, guard.sim-accounts, guard.ledger, guard.machine, guard.ledger-timeout\n',
     });
     expect(await runCli(['config', 'set', 'guard.max-order-qty', 'ten'], env)).toMatchObject({
       code: 3,

@@ -87,6 +87,7 @@ describe('help', () => {
       'guard',
       'guard show',
       'guard test',
+      'guard init',
       'guard reset',
       'halt',
       'resume',

@@ -196,6 +196,15 @@ describe('the installed package', () => {
     expect(await runInstalled(['--version'], join(dir, 'home-version'))).toEqual({ code: 0, stdout: `${PKG.version}\n`, stderr: '' });
   });
 
+  it('links the man page where man finds it: man trade renders the installed trade.1', async () => {
+    expect(existsSync(join(prefix, 'share', 'man', 'man1', 'trade.1'))).toBe(true);
+    const man = await exec('man', ['trade'], {
+      env: { PATH: process.env.PATH, MANPATH: join(prefix, 'share', 'man'), MANPAGER: 'cat', PAGER: 'cat', MANWIDTH: '80' },
+    });
+    expect(man.code).toBe(0);
+    expect(man.stdout.replace(/.\x08/g, '')).toContain('trade place');
+  });
+
   it('places an order on the embedded engine, with its own better-sqlite3', async () => {
     const home = join(dir, 'home-place');
     const placed = await runInstalled(

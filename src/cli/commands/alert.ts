@@ -6,8 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { text as readText } from 'node:stream/consumers';
-import { storePath } from '../../config/paths.js';
-import { ledgerPath } from '../../guard/ledger.js';
+import type { GuardedBackend } from '../../guard/guard.js';
 import { AlertFailure, type Alert, parseAlert } from '../../alerts/message.js';
 import { checkedCalls, optionNotes } from '../../alerts/plan.js';
 import { type AlertOutcome, type CallRecord, type CloneResult, outcomeBody, runAlert, unsupported } from '../../alerts/run.js';
@@ -102,7 +101,7 @@ export async function runAlertCommand(ctx: CommandContext, source: string, optio
   const backend = await ctx.openBackend({ source: 'alert' });
   const host = createClientHost({
     backend,
-    ledgerFile: ledgerPath(storePath(ctx.env)),
+    ledger: () => (backend as GuardedBackend).ledger(),
     profile: settings.profile,
     now,
     sleep: deps.sleep,

@@ -4,6 +4,7 @@
  */
 import { InvalidArgumentError } from 'commander';
 import { GUARD_RULES } from '../../config/guard-syntax.js';
+import { LEDGER_KEYS } from '../../config/key-table.js';
 import { MARKET_COMMANDS } from './market.js';
 import { ORDER_COMMANDS } from './orders.js';
 import { POSITION_COMMANDS } from './positions.js';
@@ -25,12 +26,13 @@ export const GROUPS: readonly GroupSpec[] = [
 
 export const PROGRAM_DESCRIPTION = 'Place orders and reverse positions on trading accounts, from scripts or a terminal.';
 
-/** `--guard max-order-qty=2`, repeatable: the rules given, by name; an unknown rule is a usage error. */
+/** `--guard max-order-qty=2`, repeatable: the rules given, by name, and the ledger's keys (`--guard ledger=…`); an unknown name is a usage error. */
 function collectGuard(raw: string, previous: Record<string, string> = {}): Record<string, string> {
   const eq = raw.indexOf('=');
   const rule = eq < 0 ? raw.trim() : raw.slice(0, eq).trim().replace(/^guard\./, '');
-  if (eq < 0 || !(GUARD_RULES as readonly string[]).includes(rule))
-    throw new InvalidArgumentError(`it takes RULE=VALUE with a rule among ${GUARD_RULES.join(', ')} (--guard max-order-qty=2).`);
+  const names: string[] = [...GUARD_RULES, ...LEDGER_KEYS.map((key) => key.slice('guard.'.length))];
+  if (eq < 0 || !names.includes(rule))
+    throw new InvalidArgumentError(`it takes RULE=VALUE with a rule among ${GUARD_RULES.join(', ')}, or ledger=, machine=, ledger-timeout= (--guard max-order-qty=2).`);
   return { ...previous, [rule]: raw.slice(eq + 1) };
 }
 

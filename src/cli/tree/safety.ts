@@ -55,6 +55,22 @@ export const SAFETY_COMMANDS: readonly CommandSpec[] = [
         },
       },
       {
+        name: 'init',
+        description:
+          "Create the guard's ledger, or migrate it to this trade's schema: once for a desk's PostgreSQL ledger (guard.ledger postgres://…), from any machine; safe to run again and from two machines at once. See docs/desk-mode.md.",
+        options: [
+          { flags: '--json', description: 'print {"ledger":...,"schemaVersion":N,"from":N,"success":true} on stdout' },
+        ],
+        examples: [
+          "trade config set guard.ledger 'postgres://trade@db.desk.example:5432/desk?sslmode=verify-full' && trade guard init",
+          'trade guard init --json',
+        ],
+        run: async (ctx, { options }) => {
+          const { runGuardInit } = await import('../commands/guard.js');
+          await runGuardInit(ctx, options);
+        },
+      },
+      {
         name: 'reset',
         description:
           "Move the guard's ledger aside (its pace counts, halts and journal start again empty): what to do when it is damaged.",
