@@ -7,7 +7,7 @@
  * or the CLI's guarded backend (`trade alert`); what one host cannot do faithfully, it lacks, and
  * `unsupported` says so before anything is sent.
  */
-import { RejectedError, TradeError, UsageError } from '../order/errors.js';
+import { RejectedError, TradeError, UsageError } from '../common/errors.js';
 import { type ArgsOf, type OperationName, parseArgs, type ReplyOf } from '../service/operations.js';
 import type { OrderRead, QuoteRead } from '../service/shapes.js';
 import { AlertFailure, type Alert, type CommandAlert, type FailureCode } from './message.js';

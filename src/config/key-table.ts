@@ -2,9 +2,9 @@
  * The config keys, what each means and the environment variable that overrides it. Nothing is
  * imported here, so the help text can name the keys without loading the validation (zod).
  */
-import { envForRule, GUARD_RULES, type GuardRule, RULE_HELP } from '../guard/rules.js';
+import { envForRule, GUARD_RULES, type GuardRule, RULE_HELP } from './guard-syntax.js';
 
-/** The guard's rules are keys too: `guard.max-order-qty`, ... (src/guard/rules.ts). */
+/** The guard's rules are keys too: `guard.max-order-qty`, ... (src/config/guard-syntax.ts). */
 export const GUARD_KEYS = GUARD_RULES.map((rule) => `guard.${rule}` as const);
 export type GuardKey = `guard.${GuardRule}`;
 
@@ -59,3 +59,14 @@ export const NUMERIC_RANGES: Partial<Record<ConfigKey, { min: number; max: numbe
   timeout: { min: 0.001, max: 3600, unit: 'seconds' },
   'guard.ledger-timeout': { min: 0.1, max: 120, unit: 'seconds' },
 };
+
+/** The environment variables besides the keys' own: where things live, and how output looks. */
+export const OTHER_ENVIRONMENT: ReadonlyArray<readonly [variable: string, meaning: string]> = [
+  ['TRADE_HOME', 'where the embedded engine keeps its store (and the guard its ledger)'],
+  ['TRADE_CONFIG_DIR', 'where the config file lives'],
+  ['TRADE_PROFILE', 'the config profile (default "default"); --profile overrides it'],
+  ['TRADE_SERVE_TOKEN', 'the bearer token trade serve requires when --token-file is not given (without either, one is generated)'],
+  ['NO_COLOR', 'any non-empty value turns colour off, whatever else is set'],
+  ['FORCE_COLOR', 'colour on even through a pipe (0 or false: off; 2, 3: more colours)'],
+  ['COLUMNS', 'the width help wraps at and tables fit to at a terminal'],
+];

@@ -2,9 +2,9 @@
  * The config keys and their validation: one place, used by `trade config set`, by `trade login`
  * and when reading the environment, so a bad value is refused wherever it comes from.
  */
-import { ConfigError, UsageError } from '../order/errors.js';
-import { parseAccountName } from '../order/schema.js';
-import { normalizeRule, RuleSyntaxError } from '../guard/rules.js';
+import { ConfigError, UsageError } from '../common/errors.js';
+import { parseAccountName } from '../service/order.js';
+import { normalizeRule, RuleSyntaxError } from './guard-syntax.js';
 import { CONFIG_KEYS, type ConfigKey, isGuardKey, NUMERIC_RANGES, ruleOf } from './key-table.js';
 
 export { CONFIG_KEYS, type ConfigKey, ENV_FOR, KEY_HELP, NUMERIC_RANGES } from './key-table.js';

@@ -3,10 +3,10 @@
  * Reading is a plain JSON read so that every command starts fast; writing goes through the
  * config store (src/config/store.ts).
  */
-import { ConfigError } from '../order/errors.js';
+import { ConfigError } from '../common/errors.js';
 import type { Env } from './paths.js';
-import { buildRules, type GuardRule, type Rules } from '../guard/rules.js';
 import { hostname } from 'node:os';
+import { buildRules, type GuardRule, type Rules } from './guard-syntax.js';
 import { GUARD_KEYS, type GuardKey, guardFlagName, type LedgerKey, ruleOf } from './key-table.js';
 import {
   type BackendName,

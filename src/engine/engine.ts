@@ -1,11 +1,11 @@
 /**
  * The simulation engine: accounts, orders, prices, fills and net positions over the SQLite store.
- * It trusts its input to have passed the order schema (src/order/schema.ts); callers validate.
+ * It trusts its input to have passed the order schema (src/service/order.ts); callers validate.
  * Every write runs in one IMMEDIATE transaction, so a failure changes nothing. Each operation
  * first expires the DAY orders whose session has ended, by the injected clock.
  */
-import { invalidAccount, RejectedError } from '../order/errors.js';
-import type { AtmTemplate, Order } from '../order/schema.js';
+import { invalidAccount, RejectedError } from '../common/errors.js';
+import type { AtmTemplate, Order } from '../service/order.js';
 import { addTemplate, removeTemplate } from './atm.js';
 import { type Core, newEffects, newOrderId, positionOf } from './core.js';
 import { createClockStore } from './clock.js';

@@ -1,7 +1,7 @@
 /** The engine's rows, their conversion to records, and its prepared statements. */
-import type { Action, OrderType, TimeInForce } from '../order/schema.js';
+import type { Action, OrderType, TimeInForce } from '../service/order.js';
 import { contractsGeneration } from '../service/contracts.js';
-import { otherCloses } from './session.js';
+import { otherCloses } from '../service/session.js';
 import type { RunResult } from 'better-sqlite3';
 import type { Db } from './store.js';
 import type { MinuteBar } from './minute-bars.js';

@@ -4,7 +4,7 @@
  * output, details the service's body does not carry. The embedded backend and `trade serve` both
  * answer through here, so they cannot disagree; the shapes come from service-shapes.ts.
  */
-import { RejectedError } from '../order/errors.js';
+import { RejectedError } from '../common/errors.js';
 import { tradingDayStart, chicagoTimestamp, chicagoWallClock, DAY_MS } from '../service/chicago.js';
 import { LIST_PAGE_MAX, OPERATIONS, type ArgsOf, type OperationName, type OperationSpec } from '../service/operations.js';
 import type { OrderObject, PositionObject } from '../service/shapes.js';
@@ -260,7 +260,7 @@ export const SIMULATOR: { [K in OperationName]: Handler<K> } = {
   },
 };
 
-/** A list's page: at most LIST_PAGE_MAX items (README "Limits"), after the cursor given. */
+/** A list's page: at most LIST_PAGE_MAX items (docs/reliability.md "Limits"), after the cursor given. */
 function pageOf(limit: number | undefined, cursor: string | undefined): Page {
   return { limit: limit ?? LIST_PAGE_MAX, after: cursor === undefined ? undefined : Number(cursor) };
 }

@@ -1,5 +1,5 @@
 /** The engine's public shapes: records it returns, outcomes of its operations, its interface. */
-import type { Action, AtmTemplate, Order, OrderType, TimeInForce } from '../order/schema.js';
+import type { Action, AtmTemplate, Order, OrderType, TimeInForce } from '../service/order.js';
 import type { AccountMoney, QuoteDay, Tick } from './market.js';
 import type { MinuteBar } from './minute-bars.js';
 import type { BracketRequest, Bracketed, ClosePart, Flattened, FlattenFilter, OrderChange } from './trading.js';
@@ -127,7 +127,7 @@ export interface FillRecord {
   commission: number;
 }
 
-/** The simulator's settings of a contract root (README "Paper trading"). */
+/** The simulator's settings of a contract root (docs/paper-trading.md). */
 export interface ContractSettings {
   root: string;
   /** Money per contract, charged on every fill. */

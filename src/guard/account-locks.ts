@@ -8,7 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { GuardError } from '../order/errors.js';
+import { GuardError } from '../common/errors.js';
 
 type Db = Database.Database;
 

@@ -17,7 +17,7 @@
  * failure of the ledger is a GuardError `guard_ledger` naming it: the guard fails closed.
  */
 import { dirname, join } from 'node:path';
-import { GuardError } from '../order/errors.js';
+import { GuardError } from '../common/errors.js';
 import type { AccountHold } from './account-locks.js';
 import type { Halt, HaltMode } from './rules.js';
 

@@ -23,7 +23,7 @@
  */
 import { createHash, randomInt } from 'node:crypto';
 import type { Client as PgClient, ClientConfig, QueryResult, QueryResultRow } from 'pg';
-import { GuardError } from '../order/errors.js';
+import { GuardError } from '../common/errors.js';
 import { type AccountHold, heldWhile } from './account-locks.js';
 import { createSerial, hidePassword, type JournalLine, type Ledger, type LedgerOps, type LedgerSpec, type NewJournalLine } from './ledger.js';
 import type { Halt, HaltMode } from './rules.js';

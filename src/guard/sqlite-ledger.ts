@@ -17,7 +17,7 @@ import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { retryBusy, useWal } from '../engine/sqlite.js';
 import { diskFull } from '../engine/store-errors.js';
-import { GuardError } from '../order/errors.js';
+import { GuardError } from '../common/errors.js';
 import { createAccountLocks, heldWhile } from './account-locks.js';
 import { createSerial, type JournalLine, type Ledger, type LedgerOps } from './ledger.js';
 import type { Halt, HaltMode } from './rules.js';

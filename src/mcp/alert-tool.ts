@@ -12,7 +12,7 @@ import { AlertFormatError } from '../alerts/syntax.js';
 import type { Backend } from '../backends/types.js';
 import type { Ledger } from '../guard/ledger.js';
 import { isSimAccount, type Rules } from '../guard/rules.js';
-import { GuardError, UsageError, ValidationError } from '../order/errors.js';
+import { GuardError, UsageError, ValidationError } from '../common/errors.js';
 import { randomBytes } from 'node:crypto';
 
 export const ALERT_TOOL = 'Alert';

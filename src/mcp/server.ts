@@ -16,9 +16,9 @@ import type { CallToolRequestSchema, CallToolResult, ErrorCode, ListToolsRequest
 import type { Backend } from '../backends/types.js';
 import type { Ledger } from '../guard/ledger.js';
 import { isSimAccount, type Rules } from '../guard/rules.js';
-import { GuardError, TradeError, ValidationError } from '../order/errors.js';
+import { GuardError, TradeError, ValidationError } from '../common/errors.js';
 import { isOperationName, OPERATIONS, type OperationName } from '../service/operations.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../common/version.js';
 import { ALERT_TOOL, argsOf, describeOperation, GUARD_STATUS_TOOL, inputJsonSchemaOf, operationsForTier, type Tier } from './tools.js';
 import { ALERT_INPUT_SCHEMA, ALERT_TOOL_DESCRIPTION, callAlertTool } from './alert-tool.js';
 

@@ -7,7 +7,7 @@
  * the tests and the command's checks run without it.
  */
 import * as z from 'zod';
-import { accountNameField } from '../order/schema.js';
+import { accountNameField } from '../service/order.js';
 import { type ArgsOf, OPERATION_NAMES, OPERATIONS, type OperationName, type OperationSpec, parseArgs } from '../service/operations.js';
 import { TIERS, type Tier } from './tiers.js';
 

@@ -9,7 +9,7 @@
  * Schemas are built on first use: the table itself costs nothing at start-up.
  */
 import * as z from 'zod';
-import { type FieldIssue, ValidationError } from '../order/errors.js';
+import { type FieldIssue, ValidationError } from '../common/errors.js';
 import {
   accountNameField,
   type Action,
@@ -34,7 +34,7 @@ import {
   toIssues,
   upperEnum,
   wholeNumberField,
-} from '../order/schema.js';
+} from './order.js';
 import {
   type AccountRead,
   type AccountsReply,
@@ -109,7 +109,7 @@ export interface InstrumentArgs {
 }
 /**
  * A page of a long list: `trade serve` answers at most LIST_PAGE_MAX items per call and, when
- * more remain, a `nextCursor` to pass back as `cursor` (README "Limits"). Not in the reference:
+ * more remain, a `nextCursor` to pass back as `cursor` (docs/reliability.md "Limits"). Not in the reference:
  * the service's own lists are not paged, and a client sends these only to follow a nextCursor.
  */
 export interface PageArgs {

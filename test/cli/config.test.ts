@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
 import type { Env } from '../../src/config/paths.js';
-import { CancelledError } from '../../src/order/errors.js';
+import { CancelledError } from '../../src/common/errors.js';
 import { orderArgs, runBin, runCli, tempHome } from '../helpers/cli.js';
 import { CONFIG_TOKEN } from '../helpers/tokens.js';
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Env } from '../../src/config/paths.js';
-import { VERSION } from '../../src/version.js';
+import { VERSION } from '../../src/common/version.js';
 import { BIN, orderArgs, tempHome } from '../helpers/cli.js';
 import { killServes, startServe } from '../helpers/serve-process.js';
 
@@ -89,7 +89,7 @@ describe('start-up weight', () => {
     const t = trace(['place', ...orderArgs()]);
     expect(t.stdout).toMatch(/^Placed BUY 1 ES 09-25 MARKET DAY\n/);
     expect(commands(t)).toEqual(['src/cli/commands/place.ts']);
-    expect(t.modules).toEqual(expect.arrayContaining(['src/order/schema.ts', 'src/engine/engine.ts', 'src/backends/embedded.ts']));
+    expect(t.modules).toEqual(expect.arrayContaining(['src/service/order.ts', 'src/engine/engine.ts', 'src/backends/embedded.ts']));
     expect(t.loaded.some((f) => f.includes('node_modules/better-sqlite3/'))).toBe(true);
     expect(heavy(t)).toEqual([]);
     // Neither the other backends' nor the stream events' schemas, nor commander's child_process.

@@ -7,9 +7,9 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
 import { stopIsTouched, limitFillPrice } from '../../src/engine/matching.js';
-import { closeOf, sessionEnd } from '../../src/engine/session.js';
-import { RejectedError } from '../../src/order/errors.js';
-import { parseOrder, type Order } from '../../src/order/schema.js';
+import { closeOf, sessionEnd } from '../../src/service/session.js';
+import { RejectedError } from '../../src/common/errors.js';
+import { parseOrder, type Order } from '../../src/service/order.js';
 import { testEngine, type TestEngine } from '../helpers/engine.js';
 
 const ACCOUNTS = ['Sim101', 'Sim102'];

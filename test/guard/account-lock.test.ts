@@ -10,7 +10,7 @@ import { embeddedBackendOn } from '../../src/backends/embedded.js';
 import { guardBackend } from '../../src/guard/guard.js';
 import { openLedger, type Ledger } from '../../src/guard/ledger.js';
 import { buildRules } from '../../src/guard/rules.js';
-import { GuardError } from '../../src/order/errors.js';
+import { GuardError } from '../../src/common/errors.js';
 import { order, testEngine, type TestEngine } from '../helpers/engine.js';
 import { holderProcess } from '../helpers/ledger-hold.js';
 

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initLedger, type Ledger, type LedgerSpec, type NewJournalLine, openLedger } from '../../src/guard/ledger.js';
-import { GuardError } from '../../src/order/errors.js';
+import { GuardError } from '../../src/common/errors.js';
 import { holderProcess, LIB } from '../helpers/ledger-hold.js';
 import { stopOwnCluster, type TestDatabase, testDatabase } from '../helpers/postgres.js';
 

@@ -25,6 +25,9 @@ export const SUITE_COMMANDS: DebianCommand[] = [
   { command: 'curl', debianPackage: 'curl' },
   // test/report/report-browser.test.ts: the HTML report in a real browser, through playwright-core.
   { command: 'chromium', debianPackage: 'chromium' },
+  // test/cli/manual.test.ts: the man page, read by groff and rendered by man, as a user reads it.
+  { command: 'groff', debianPackage: 'groff' },
+  { command: 'man', debianPackage: 'man-db' },
   // test/helpers/postgres.ts: a throwaway PostgreSQL cluster for the desk ledger (src/guard/postgres-ledger.ts).
   { command: 'initdb', path: '/usr/lib/postgresql/*/bin/initdb', debianPackage: 'postgresql' },
   // test/guard/desk-tls.test.ts: a CA and the TLS certificate of a PostgreSQL server.

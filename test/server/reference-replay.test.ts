@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine/engine.js';
-import { parseOrder } from '../../src/order/schema.js';
+import { parseOrder } from '../../src/service/order.js';
 import { OPERATIONS, operationForWsName, type OperationName } from '../../src/service/operations.js';
 import { WS_ACTIONS } from '../../src/server/ws-rpc.js';
 import { connect, startServer, TOKEN, type Harness, type RpcClient } from './harness.js';

@@ -12,8 +12,8 @@ import { checkedCalls, optionNotes } from '../../alerts/plan.js';
 import { type AlertOutcome, type CallRecord, type CloneResult, outcomeBody, runAlert, unsupported } from '../../alerts/run.js';
 import { AlertFormatError, keysIn } from '../../alerts/syntax.js';
 import { createClientHost } from '../../alerts/client-host.js';
-import { ExitCode, IncompleteError, NetworkError, TradeError, UsageError } from '../../order/errors.js';
-import { describeOrder, type OrderBody } from '../../order/schema.js';
+import { ExitCode, IncompleteError, NetworkError, TradeError, UsageError } from '../../common/errors.js';
+import { describeOrder, type OrderBody } from '../../service/order.js';
 import { envelopeData } from '../../service/shapes.js';
 import { type CommandContext, using } from '../context.js';
 
@@ -61,7 +61,7 @@ export function parseMessages(ctx: CommandContext, messages: string[], now: Date
     } catch (error) {
       if (error instanceof AlertFormatError || error instanceof AlertFailure) {
         const where = messages.length > 1 ? `alert ${i + 1}: ` : '';
-        throw new UsageError(`${where}${error.code}: ${error.detail}`, { hint: 'Nothing was sent. README "TradingView alerts" has the message language.' });
+        throw new UsageError(`${where}${error.code}: ${error.detail}`, { hint: 'Nothing was sent. docs/webhook-reference.md has the message language.' });
       }
       throw error;
     }

@@ -1,7 +1,7 @@
 import { CONFIG_KEYS, type ConfigKey, ENV_FOR, maskLedgerUrl, maskToken, maskWebhookUrl, normalizeValue, requireKey, showValue } from '../../config/keys.js';
 import { type GuardKey, isGuardKey, type LedgerKey } from '../../config/key-table.js';
 import { configPath, readSafely, type SettingProblem, type Settings, type Source } from '../../config/settings.js';
-import { ConfigError, ExitCode, IncompleteError, UsageError } from '../../order/errors.js';
+import { ConfigError, ExitCode, IncompleteError, UsageError } from '../../common/errors.js';
 import type { CommandContext } from '../context.js';
 import { table } from '../io.js';
 

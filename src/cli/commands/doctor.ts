@@ -8,9 +8,9 @@ import { existsSync } from 'node:fs';
 import { dataDir } from '../../config/paths.js';
 import { type ConfigKey, maskToken } from '../../config/keys.js';
 import { configPath, readSafely, type Settings, type Source, sourceText } from '../../config/settings.js';
-import { ExitCode, IncompleteError, TradeError } from '../../order/errors.js';
+import { ExitCode, IncompleteError, TradeError } from '../../common/errors.js';
 import type { ProbeResult } from '../../backends/probe.js';
-import { VERSION } from '../../version.js';
+import { VERSION } from '../../common/version.js';
 import type { CommandContext } from '../context.js';
 import { type Check, type CheckStatus, checkStore, configChecks, type StoreReport } from '../doctor-checks.js';
 

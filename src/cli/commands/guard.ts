@@ -7,8 +7,8 @@ import type { GuardedBackend } from '../../guard/guard.js';
 import { initLedger, type JournalLine, type Ledger, ledgerWhere, openLedger } from '../../guard/ledger.js';
 import { anyRuleSet, GUARD_RULES, type HaltMode } from '../../guard/rules.js';
 import { parseDuration } from '../../guard/rules.js';
-import { NetworkError, RejectedError, UsageError } from '../../order/errors.js';
-import { parseAccountName } from '../../order/schema.js';
+import { NetworkError, RejectedError, UsageError } from '../../common/errors.js';
+import { parseAccountName } from '../../service/order.js';
 import { type CommandContext, using } from '../context.js';
 import { table } from '../io.js';
 import { orderFromFlags, type OrderCommandOptions } from './place.js';
@@ -51,7 +51,7 @@ export async function runHalt(ctx: CommandContext, options: JsonOption & { reaso
 export async function runResume(ctx: CommandContext, options: JsonOption & { account?: string }): Promise<void> {
   const scope = await scopeOf(ctx, options.account);
   const today = await sessionTime(ctx);
-  const { sessionEnd } = await import('../../engine/session.js');
+  const { sessionEnd } = await import('../../service/session.js');
   const removed = await withLedger(ctx, (ledger) =>
     ledger.exclusive(async (tx) => {
       const n = await tx.clearHalt(scope);

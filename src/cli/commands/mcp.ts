@@ -8,8 +8,8 @@
  * The SDK is loaded here only (CommonJS entry points: required by the bundle where used).
  */
 import type { AddressInfo } from 'node:net';
-import { ConfigError, UsageError } from '../../order/errors.js';
-import { parseAccountName } from '../../order/schema.js';
+import { ConfigError, UsageError } from '../../common/errors.js';
+import { parseAccountName } from '../../service/order.js';
 import { redact } from '../../config/redact.js';
 import type { GuardedBackend } from '../../guard/guard.js';
 import type { Tier } from '../../mcp/tiers.js';

@@ -3,8 +3,8 @@
  * checked here, so the rules live in exactly one place.
  */
 import * as z from 'zod';
-import { resolveInstrument } from '../service/instruments.js';
-import { type FieldIssue, ValidationError } from './errors.js';
+import { resolveInstrument } from './instruments.js';
+import { type FieldIssue, ValidationError } from '../common/errors.js';
 
 export const ACTIONS = ['BUY', 'SELL'] as const;
 export const ORDER_TYPES = ['MARKET', 'LIMIT', 'STOPMARKET', 'STOPLIMIT'] as const;
