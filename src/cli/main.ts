@@ -29,7 +29,7 @@ export async function run(argv: string[], deps: CliDeps): Promise<number> {
   }
   try {
     const { buildProgram } = await import('./program.js');
-    const program = buildProgram(ctx, io);
+    const program = buildProgram(ctx, io, argv);
     if (argv.length === 0) {
       program.outputHelp({ error: true });
       return ExitCode.usage;

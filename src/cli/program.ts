@@ -32,10 +32,23 @@ function toOption(spec: OptionSpec): Option {
 
 /** One command of the table, and its subcommands, added to commander's tree under parent. */
 function addCommand(ctx: MutableContext, program: Command, parent: Command, spec: CommandSpec, group?: string): void {
+  fillCommand(ctx, program, addShell(parent, spec, group), spec);
+}
+
+/**
+ * What the program's list of commands, did-you-mean and completion of names read: the name, the
+ * summary, the arguments and the group. Options, help texts, the action and subcommands are the
+ * rest (fillCommand).
+ */
+function addShell(parent: Command, spec: CommandSpec, group?: string): Command {
   const command = parent.command(spec.name, { isDefault: spec.isDefault, hidden: spec.hidden }).description(spec.description);
   if (spec.summary !== undefined) command.summary(spec.summary);
   if (group !== undefined) command.helpGroup(group);
   for (const argument of spec.arguments ?? []) command.argument(argument.name, argument.description);
+  return command;
+}
+
+function fillCommand(ctx: MutableContext, program: Command, command: Command, spec: CommandSpec): void {
   for (const option of spec.options ?? []) command.addOption(toOption(option));
   const after = spec.examples ? examples(spec.examples) : '';
   if (spec.keysHelp) command.addHelpText('after', () => `${configKeysHelpText()}${after}`);
@@ -71,7 +84,23 @@ async function checkProfile(ctx: MutableContext, profile: string, action: Comman
   });
 }
 
-export function buildProgram(ctx: MutableContext, io: Io): Command {
+/** The top-level commands not yet filled, each with what fills it (a lazily built tree). */
+const unfilled = new WeakMap<Command, Map<Command, () => void>>();
+
+/** Fills every command of a lazily built tree (completion scripts walk the whole tree). */
+export function buildWhole(program: Command): void {
+  const pending = unfilled.get(program);
+  for (const fill of pending?.values() ?? []) fill();
+}
+
+/**
+ * The commander tree. With `argv` (main's run), it is built for the command that runs: every
+ * top-level command is registered with its name, summary, arguments and group (for `trade --help`,
+ * did-you-mean and `trade help`), and only the one dispatched to gets its options, help texts,
+ * action and subcommands, just before commander parses its arguments (issue 34). Without `argv`,
+ * the whole tree (tests, the manual).
+ */
+export function buildProgram(ctx: MutableContext, io: Io, argv?: readonly string[]): Command {
   const program = new Command('trade')
     .description(PROGRAM_DESCRIPTION)
     .version(VERSION, '-V, --version', 'print the version')
@@ -100,7 +129,24 @@ export function buildProgram(ctx: MutableContext, io: Io): Command {
     // Subcommands copy it as they are added: `trade price help set`.
     .helpCommand('help [command]', 'Show help for a command')
     .addHelpText('after', `${examples(PROGRAM_EXAMPLES)}\n${READ_MORE.join('\n')}\n`);
-  for (const group of GROUPS) for (const spec of group.commands) addCommand(ctx, program, program, spec, `${group.title}:`);
+  if (argv === undefined) {
+    for (const group of GROUPS) for (const spec of group.commands) addCommand(ctx, program, program, spec, `${group.title}:`);
+  } else {
+    const pending = new Map<Command, () => void>();
+    unfilled.set(program, pending);
+    for (const group of GROUPS)
+      for (const spec of group.commands) {
+        const shell = addShell(program, spec, `${group.title}:`);
+        pending.set(shell, () => {
+          pending.delete(shell);
+          fillCommand(ctx, program, shell, spec);
+        });
+      }
+    // Commander calls this before the command it dispatches to parses anything (`trade help place` too).
+    program.hook('preSubcommand', (_program, command) => pending.get(command)?.());
+    // `trade help price set` walks the tree itself (main.ts): the command it names first is filled now.
+    if (argv[0] === 'help' && argv[1] !== undefined) for (const [shell, fill] of pending) if (shell.name() === argv[1]) fill();
+  }
   // The program's own `trade help COMMAND` (a new one: the subcommands keep theirs), listed last,
   // with the setup commands.
   program.commandsGroup(`${GROUPS.at(-1)!.title}:`).helpCommand('help [command]', 'Show help for a command');

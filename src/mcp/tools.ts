@@ -77,7 +77,7 @@ export function takesDefaultAccount(name: OperationName): boolean {
 export function inputJsonSchemaOf(name: OperationName, defaultAccount?: string): Record<string, unknown> {
   const spec = OPERATIONS[name] as OperationSpec;
   const fields: Record<string, z.core.$ZodType> = { ...spec.fields() };
-  if (defaultAccount !== undefined && takesDefaultAccount(name)) fields.account = accountNameField.prefault(defaultAccount);
+  if (defaultAccount !== undefined && takesDefaultAccount(name)) fields.account = accountNameField().prefault(defaultAccount);
   const { $schema: _draft, ...schema } = z.toJSONSchema(z.strictObject(fields), { io: 'input', target: 'draft-7' }) as Record<string, unknown>;
   return schema;
 }

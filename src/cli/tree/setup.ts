@@ -196,6 +196,9 @@ export const SETUP_COMMANDS: readonly CommandSpec[] = [
     ],
     run: async (ctx, { args: [shell], program }) => {
       const { runCompletion } = await import('../commands/completion.js');
+      // The script completes every command's flags: the whole tree, not only this command's.
+      const { buildWhole } = await import('../program.js');
+      buildWhole(program);
       runCompletion(ctx, shell, program);
     },
   },
