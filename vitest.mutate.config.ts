@@ -15,7 +15,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // Each mutant runs the tests that cover it: 200 fuzz cases a property instead of the suite's
-    // 2000 (test/order/schema-fuzz.test.ts), or a module of fuzzed code takes hours.
+    // 2000 (test/service/order-fuzz.test.ts), or a module of fuzzed code takes hours.
     env: { TRADE_FUZZ_RUNS: '200' },
     testTimeout: 30_000,
     hookTimeout: 30_000,

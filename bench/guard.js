@@ -43,7 +43,7 @@ export async function benchGuard({ orders = 2000, block = 100 } = {}) {
     }
     const bareMs = median(times.bare);
     const guardedMs = median(times.guarded);
-    const ledger = openLedger(join(dir, 'lock', 'guard.db'));
+    const ledger = await openLedger(join(dir, 'lock', 'guard.db'));
     const lockTimes = [];
     try {
       for (let i = 0; i < orders; i++) {
@@ -52,7 +52,7 @@ export async function benchGuard({ orders = 2000, block = 100 } = {}) {
         lockTimes.push(Number(process.hrtime.bigint() - start) / 1e3);
       }
     } finally {
-      ledger.close();
+      await ledger.close();
     }
     return {
       accountLockMedianUs: +median(lockTimes).toFixed(1),

@@ -6,12 +6,11 @@
 // bench/race-results.json. Not part of `npm test` (test/guard/race.test.ts runs 2 rounds of each).
 //
 //   node bench/race.js [--rounds 50] [--processes 8] [--backends embedded,http,ws]
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { BIN, childEnv, median, printTable, startServe, tempDir } from './util.js';
+import { runTrade as run, median, printTable, startServe, tempDir } from './util.js';
 
 const { values: flags } = parseArgs({
   options: { rounds: { type: 'string', default: '50' }, processes: { type: 'string', default: '8' }, backends: { type: 'string', default: 'embedded,http,ws' } },
@@ -21,17 +20,6 @@ const PROCESSES = Number(flags.processes);
 const BACKENDS = flags.backends.split(',');
 const LIMIT = 2;
 const TOKEN = 'race-bench-token-0123456789abcdef';
-
-function run(argv, env) {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...argv], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 /** A dated contract per round and backend (any dated contract trades on the simulator; http and ws share one store). */
 const instrumentOf = (round, backend) => `ES ${String(3 * (round % 4) + 3).padStart(2, '0')}-${(backend === 'ws' ? 70 : 40) + Math.floor(round / 4)}`;

@@ -37,6 +37,18 @@ export function tempDir(prefix = 'trade-bench-') {
 }
 
 /** Wall time of one process run, in milliseconds. Throws if it fails. */
+/** `trade ARGV` run to its end: its exit code and what it printed. */
+export function runTrade(argv, env) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...argv], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
 export function timeRun(argv, env) {
   const start = process.hrtime.bigint();
   const result = spawnSync(process.execPath, argv, { env: childEnv(env), stdio: ['ignore', 'ignore', 'pipe'] });

@@ -8,7 +8,7 @@
 //   Packages that are CommonJS (better-sqlite3, fastify, undici, ws, ...) stay external and are
 //   required where used (dynamic imports of them become require()); packages that are ES modules
 //   only (conf, @inquirer/prompts) are loaded where used with the bin's own import(), handed to
-//   the bundle as `__import` (src/import-esm.ts): require() cannot load them on Node 20.18.
+//   the bundle as `__import` (src/common/import-esm.ts): require() cannot load them on Node 20.18.
 // dist/cli.cache: V8's code cache of dist/cli.cjs, made by scripts/code-cache.cjs after running
 //   `--help` and an embedded `place`, so the functions those run need no compiling. It starts with
 //   the bundle's build id; V8 itself rejects it under another Node version or other V8 flags.
@@ -73,11 +73,11 @@ const lazyChildProcess = {
   },
 };
 
-/** src/import-esm.ts, in the CLI bundle: the bin's import() (bin/trade.js passes it in). */
+/** src/common/import-esm.ts, in the CLI bundle: the bin's import() (bin/trade.js passes it in). */
 const importEsm = {
   name: 'import-esm',
   setup(b) {
-    b.onLoad({ filter: /[\\/]src[\\/]import-esm\.ts$/ }, () => ({
+    b.onLoad({ filter: /[\\/]src[\\/]common[\\/]import-esm\.ts$/ }, () => ({
       contents: 'export function importEsm(specifier: string) { return __import(specifier); }\ndeclare const __import: (specifier: string) => Promise<unknown>;\n',
       loader: 'ts',
     }));

@@ -24,13 +24,13 @@ const TARGET = 85;
 export const MODULES = {
   guard: {
     what: "the guard's rules and its ledger (pace and duplicate lookups)",
-    mutate: ['src/guard/rules.ts', 'src/guard/ledger.ts'],
+    mutate: ['src/guard/rules.ts', 'src/guard/ledger.ts', 'src/guard/sqlite-ledger.ts'],
     tests: ['test/guard/rules.test.ts', 'test/guard/ledger.test.ts', 'test/guard/ledger-open.test.ts', 'test/guard/account-lock.test.ts'],
   },
   order: {
     what: 'the order schema and instrument resolution',
-    mutate: ['src/order/schema.ts', 'src/service/instruments.ts'],
-    tests: ['test/order/schema.test.ts', 'test/order/parsers.test.ts', 'test/order/schema-fuzz.test.ts', 'test/service/instruments.test.ts'],
+    mutate: ['src/service/order.ts', 'src/service/instruments.ts'],
+    tests: ['test/service/order.test.ts', 'test/service/order-parsers.test.ts', 'test/service/order-fuzz.test.ts', 'test/service/lazy-fields.test.ts', 'test/service/instruments.test.ts'],
   },
   backends: {
     what: "the http and ws backends' retry and outcome-unknown logic",

@@ -6,13 +6,14 @@
  * bracket for a fill: those the service's webhook keeps, so `unsupported` refuses them.
  */
 import type { Backend } from '../backends/types.js';
-import { openLedger, type Ledger } from '../guard/ledger.js';
+import type { Ledger } from '../guard/ledger.js';
 import type { AlertHost } from './run.js';
 
 export interface ClientHostOptions {
   /** The guarded backend: every order of an alert passes the guard once. */
   backend: Backend;
-  ledgerFile: string;
+  /** The guard's own ledger (GuardedBackend.ledger): the machine's, or the desk's; the guard closes it. */
+  ledger: () => Promise<Ledger>;
   profile: string;
   now?: () => Date;
   sleep?: (ms: number) => Promise<void>;
@@ -26,11 +27,10 @@ const TERMINAL = new Set(['Filled', 'Cancelled', 'Rejected']);
 export const rateKey = (id: string) => `alert-rate:${id}`;
 
 export function createClientHost(options: ClientHostOptions): AlertHost & { close(): void } {
+  const led = options.ledger;
   const { backend } = options;
   const now = options.now ?? (() => new Date());
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  let ledger: Ledger | undefined;
-  const led = () => (ledger ??= openLedger(options.ledgerFile));
   const scope = `profile:${options.profile}`;
   return {
     async call(name, args) {
@@ -40,16 +40,16 @@ export function createClientHost(options: ClientHostOptions): AlertHost & { clos
     now,
     sleep,
     // The master kill switch is the profile's halt (`trade halt`, `trade resume`): every trade process honours it.
-    killSwitch: () => led().halts(undefined, options.profile)?.mode === 'halted',
-    setKillSwitch(on) {
-      if (on) led().setHalt(scope, 'halted', 'kill_switch=on (trade alert)', now().toISOString());
-      else led().clearHalt(scope);
+    killSwitch: async () => (await (await led()).halts(undefined, options.profile))?.mode === 'halted',
+    async setKillSwitch(on) {
+      if (on) await (await led()).setHalt(scope, 'halted', 'kill_switch=on (trade alert)', now().toISOString());
+      else await (await led()).clearHalt(scope);
     },
-    takeRate(id, count, windowMs) {
+    async takeRate(id, count, windowMs) {
       const at = now().getTime();
-      return led().exclusive(() => {
-        if (led().paceCounts(rateKey(id), [windowMs], at)[0]! >= count) return false;
-        led().recordSend(rateKey(id), at, rateKey(id));
+      return (await led()).exclusive(async (tx) => {
+        if ((await tx.paceCounts(rateKey(id), [windowMs], at))[0]! >= count) return false;
+        await tx.recordSend(rateKey(id), at, rateKey(id));
         return true;
       });
     },
@@ -66,8 +66,7 @@ export function createClientHost(options: ClientHostOptions): AlertHost & { clos
     },
     onPending: () => undefined,
     close() {
-      ledger?.close();
-      ledger = undefined;
+      // The ledger is the guard's: closed with the backend.
     },
   };
 }

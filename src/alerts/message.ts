@@ -4,7 +4,7 @@
  * the date an instrument like `ES1!` resolves on is given. What fails here is answered 200
  * *failed* by the webhook (`missing_field`, `unknown_command`, `invalid_value`, §6.3).
  */
-import { ACTIONS, asciiUpperCase, type MarketSide, type OrderType, ORDER_TYPES, SIDES, TIMES_IN_FORCE } from '../order/schema.js';
+import { ACTIONS, asciiUpperCase, type MarketSide, type OrderType, ORDER_TYPES, SIDES, TIMES_IN_FORCE } from '../service/order.js';
 import { resolveInstrument } from '../service/instruments.js';
 import { parsePrice, type PriceSpec } from './prices.js';
 import { asciiLower, commandWord, type Fields, readFields } from './syntax.js';

@@ -7,7 +7,7 @@
  * or the CLI's guarded backend (`trade alert`); what one host cannot do faithfully, it lacks, and
  * `unsupported` says so before anything is sent.
  */
-import { RejectedError, TradeError, UsageError } from '../order/errors.js';
+import { RejectedError, TradeError, UsageError } from '../common/errors.js';
 import { type ArgsOf, type OperationName, parseArgs, type ReplyOf } from '../service/operations.js';
 import type { OrderRead, QuoteRead } from '../service/shapes.js';
 import { AlertFailure, type Alert, type CommandAlert, type FailureCode } from './message.js';
@@ -70,10 +70,10 @@ export interface AlertHost {
   call<K extends OperationName>(name: K, args: ArgsOf<K>): Promise<HostCall>;
   now(): Date;
   sleep(ms: number): Promise<void>;
-  killSwitch(): boolean;
-  setKillSwitch(on: boolean): void;
+  killSwitch(): boolean | Promise<boolean>;
+  setKillSwitch(on: boolean): void | Promise<void>;
   /** Counts an alert of `id` when fewer than `count` passed in the last `windowMs`; false when the limit is reached (§4.11). */
-  takeRate(id: string, count: number, windowMs: number): boolean;
+  takeRate(id: string, count: number, windowMs: number): boolean | Promise<boolean>;
   /** The strategy lock (§4.14); absent where it cannot be kept. */
   locks?: {
     owner(account: string, instrument: string): string | undefined;
@@ -132,7 +132,7 @@ const TERMINAL = new Set(['Filled', 'Cancelled', 'Rejected']);
 export async function runAlert(alert: Alert, host: AlertHost, context: { alertId: string }): Promise<AlertOutcome> {
   const warnings = [...alert.warnings];
   if (alert.kind === 'kill_switch') {
-    host.setKillSwitch(alert.on);
+    await host.setKillSwitch(alert.on);
     return { status: 'success', command: 'KILL_SWITCH', results: [], warnings };
   }
   const command = alert.command;
@@ -145,7 +145,7 @@ export async function runAlert(alert: Alert, host: AlertHost, context: { alertId
     warnings,
   });
   // §5 step 4: the kill switch blocks every alert but its own message.
-  if (host.killSwitch()) return whole('kill_switch_on', 'Kill switch is on; alert not processed');
+  if (await host.killSwitch()) return whole('kill_switch_on', 'Kill switch is on; alert not processed');
   const o = alert.options;
   // Step 7: the delay comes before every other action (§4.10); the clones wait together.
   if (o.delaySeconds) {
@@ -153,7 +153,7 @@ export async function runAlert(alert: Alert, host: AlertHost, context: { alertId
     await host.sleep(o.delaySeconds * 1000);
   }
   // Step 8: only alerts that pass the limiter count (§4.11).
-  if (o.rateLimit && !host.takeRate(o.rateLimit.id, o.rateLimit.count, o.rateLimit.seconds * 1000))
+  if (o.rateLimit && !(await host.takeRate(o.rateLimit.id, o.rateLimit.count, o.rateLimit.seconds * 1000)))
     return whole('rate_limited', `Rate limit for id '${o.rateLimit.id}' reached: ${o.rateLimit.count} per ${o.rateLimit.seconds} s`);
   // Step 9: the alert's own window, unless bypassed (§4.8, §4.9).
   let closingOnly: string | undefined;

@@ -4,7 +4,7 @@
  * retried, once.
  */
 import { Agent, request } from 'undici';
-import { NetworkError } from '../order/errors.js';
+import { NetworkError } from '../common/errors.js';
 import { OPERATIONS, type OperationSpec } from '../service/operations.js';
 import { authHeaders, checkTransport, httpRequest, outcomeUnknown, readReply, type RemoteOptions, serviceRoot } from './remote.js';
 import type { Backend } from './types.js';

@@ -10,7 +10,7 @@ import {
   NetworkError,
   RateLimitedError,
   RejectedError,
-} from '../order/errors.js';
+} from '../common/errors.js';
 import { type ArgsOf, OPERATIONS, type OperationName, type OperationSpec, pathParams, type ReplyOf, wsApiFor } from '../service/operations.js';
 import { stripInvisible } from '../config/redact.js';
 import { type ErrorBody, failureOf, ntSpelling, parseReply } from '../service/shapes.js';

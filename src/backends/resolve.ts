@@ -3,7 +3,7 @@
  * it needs. Each backend module is imported only when chosen, so embedded runs never load
  * undici or ws.
  */
-import { ConfigError } from '../order/errors.js';
+import { ConfigError } from '../common/errors.js';
 import type { Settings } from '../config/settings.js';
 import type { EngineOptions } from '../engine/engine.js';
 import { type ArgsOf, OPERATIONS, type OperationName } from '../service/operations.js';

@@ -17,7 +17,7 @@ export interface CallResult<K extends OperationName = OperationName> {
 /**
  * One interface, three factories (embedded, http, ws). `call` runs one row of the operation
  * table (src/service/operations.ts) with args that passed its schema, and either resolves with
- * the service's answer or rejects with a typed error from src/order/errors.ts.
+ * the service's answer or rejects with a typed error from src/common/errors.ts.
  */
 export interface Backend {
   readonly name: BackendName;

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import WebSocket from 'ws';
-import { NetworkError } from '../order/errors.js';
+import { NetworkError } from '../common/errors.js';
 import { failureOf } from '../service/shapes.js';
 import { authHeaders, errorText, replyError } from './remote.js';
 

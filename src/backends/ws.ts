@@ -11,7 +11,7 @@
  * service's table, so they live here and not on the Backend interface.
  */
 import WebSocket from 'ws';
-import { NetworkError } from '../order/errors.js';
+import { NetworkError } from '../common/errors.js';
 import { stripInvisible } from '../config/redact.js';
 import { OPERATIONS, type OperationSpec, wsApiFor } from '../service/operations.js';
 import { openSocket } from './ws-handshake.js';

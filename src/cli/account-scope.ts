@@ -4,8 +4,8 @@
  * see every account; a list narrowed by --account says nothing, as the person asked for it.
  */
 import type { Backend } from '../backends/types.js';
-import { parseAll, UsageError } from '../order/errors.js';
-import { parseAccountName } from '../order/schema.js';
+import { parseAll, UsageError } from '../common/errors.js';
+import { parseAccountName } from '../service/order.js';
 import type { CommandContext } from './context.js';
 import { note } from './io.js';
 

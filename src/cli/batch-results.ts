@@ -4,7 +4,7 @@
  * are written, so a batch of any length holds no more than the lines not yet written.
  */
 import { printable } from '../backends/remote.js';
-import { ConfigError, ExitCode, GuardError, NetworkError, RateLimitedError, RejectedError, TradeError, UsageError } from '../order/errors.js';
+import { ConfigError, ExitCode, GuardError, NetworkError, RateLimitedError, RejectedError, TradeError, UsageError } from '../common/errors.js';
 
 export interface BatchResult {
   line: number;

@@ -4,8 +4,8 @@
  * the service's body (`--json`) or as lines for a person.
  */
 import type { Backend, CallResult } from '../backends/types.js';
-import { parseAll, RejectedError, UsageError } from '../order/errors.js';
-import { parseAccountName } from '../order/schema.js';
+import { parseAll, RejectedError, UsageError } from '../common/errors.js';
+import { parseAccountName } from '../service/order.js';
 import type { ArgsOf, OperationName } from '../service/operations.js';
 import { using, type CommandContext } from './context.js';
 
@@ -48,7 +48,7 @@ type Paged = 'GetOrders' | 'GetExecutions';
 
 /**
  * A list read whole. `trade serve` answers long lists a page at a time with a `nextCursor`
- * (README "Limits"); each next page is asked for with it until none is left. The service itself
+ * (docs/reliability.md "Limits"); each next page is asked for with it until none is left. The service itself
  * sends no cursor, so against it this is the one documented request. The body keeps the first
  * page's fields with every item and their count, without the cursor.
  */

@@ -8,7 +8,7 @@ import type { Argument, Command, Option } from 'commander';
 import { CONFIG_KEYS } from '../config/key-table.js';
 import { BACKENDS, REMOTE_BACKENDS } from '../config/keys.js';
 import { PRICE_SOURCES } from '../engine/sources.js';
-import { ACTIONS, OPEN_SIDES, ORDER_TYPES, SIDES, TIMES_IN_FORCE } from '../order/schema.js';
+import { ACTIONS, OPEN_SIDES, ORDER_TYPES, SIDES, TIMES_IN_FORCE } from '../service/order.js';
 import { TIERS } from '../mcp/tiers.js';
 import { LIVE_SOURCES, type LiveSource } from './complete-sources.js';
 

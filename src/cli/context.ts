@@ -3,11 +3,13 @@
  * backend. Tests build one with fake streams and a temporary TRADE_HOME / TRADE_CONFIG_DIR;
  * nothing here touches the network or the user's home unless the environment says so.
  */
+import { dirname } from 'node:path';
 import type { Backend } from '../backends/types.js';
 import type { Engine, EngineOptions } from '../engine/engine.js';
 import { redact } from '../config/redact.js';
 import { type Env, storePath } from '../config/paths.js';
 import type { GlobalFlags, Settings } from '../config/settings.js';
+import type { LedgerSpec } from '../guard/ledger.js';
 import type { Io } from './io.js';
 import type { Prompter } from './prompts.js';
 
@@ -24,6 +26,8 @@ export interface CommandContext {
    * guard's journal (cli, batch).
    */
   openBackend(options?: { source?: string }): Promise<Backend>;
+  /** The guard's ledger: this machine's SQLite file beside the store, or a desk's PostgreSQL server (guard.ledger). */
+  ledgerSpec(): Promise<LedgerSpec>;
   /** Opens the embedded engine itself, for commands that only the simulation has (accounts). */
   openEngine(): Promise<Engine>;
   /** The account to use when --account is not given (TRADE_ACCOUNT, else the config's `account`). */
@@ -74,16 +78,14 @@ export function createContext(io: Io, env: Env, options: ContextOptions = {}): M
       const settings = await ctx.settings();
       // A bad rule is refused before anything opens: the guard never runs on half its rules.
       const rules = settings.guardRules();
-      const [{ openBackend }, { guardBackend }, { ledgerPath }] = await Promise.all([
-        import('../backends/resolve.js'),
-        import('../guard/guard.js'),
-        import('../guard/ledger.js'),
-      ]);
+      const [{ openBackend }, { guardBackend }] = await Promise.all([import('../backends/resolve.js'), import('../guard/guard.js')]);
+      const ledger = await ctx.ledgerSpec();
       const opened = await openBackend(settings, storePath(env), options.engine);
       const inner = settings.backend === 'embedded' ? opened : await recordExecutions(opened, settings, env, io, ctx.now);
       return guardBackend(inner, {
         rules,
-        ledgerFile: ledgerPath(storePath(env)),
+        ledger,
+        machine: settings.machine,
         profile: settings.profile,
         source: open.source ?? 'cli',
         clock: options.engine?.now,
@@ -92,6 +94,15 @@ export function createContext(io: Io, env: Env, options: ContextOptions = {}): M
         warn: (message) => io.err(io.errColor.yellow(`Warning: ${message}`)),
         redact: (text) => redact(text, ctx.secrets()),
       });
+    },
+    async ledgerSpec() {
+      const settings = await ctx.settings();
+      const url = settings.guardLedger;
+      if (url === 'sqlite') {
+        const { ledgerPath } = await import('../guard/ledger.js');
+        return { kind: 'sqlite', file: ledgerPath(storePath(env)) };
+      }
+      return { kind: 'postgres', url, machine: settings.machine, dataDir: dirname(storePath(env)), timeoutMs: settings.ledgerTimeoutMs };
     },
     async openEngine() {
       const { createEngine } = await import('../engine/engine.js');

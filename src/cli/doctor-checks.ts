@@ -8,12 +8,12 @@ import { dirname } from 'node:path';
 import type { Env } from '../config/paths.js';
 import { readConfigFile, type Settings } from '../config/settings.js';
 import type { StoreSummary } from '../engine/store.js';
-import { ConfigError, ExitCode, TradeError } from '../order/errors.js';
+import { ConfigError, ExitCode, TradeError } from '../common/errors.js';
 
 export type CheckStatus = 'pass' | 'warn' | 'fail';
 
 export interface Check {
-  name: 'config' | 'store' | 'service';
+  name: 'config' | 'store' | 'service' | 'ledger';
   status: CheckStatus;
   message: string;
   hint?: string;

@@ -8,7 +8,7 @@ import type { Colors } from './colors.js';
 import type { CallResult } from '../backends/types.js';
 import type { PriceOutcome } from '../engine/engine.js';
 import { stripInvisible as shown } from '../config/redact.js';
-import { describeOrder, type Order } from '../order/schema.js';
+import { describeOrder, type Order } from '../service/order.js';
 import type { OrderObject, OrderRead, PositionRead } from '../service/shapes.js';
 import { fitTable, type FittedTable } from './io.js';
 

@@ -3,10 +3,10 @@
  */
 import type { Env } from '../config/paths.js';
 import { redact, stripInvisible } from '../config/redact.js';
-import { CancelledError, ExitCode, GuardError, IncompleteError, RejectedError, TradeError, UsageError } from '../order/errors.js';
+import { CancelledError, ExitCode, GuardError, IncompleteError, RejectedError, TradeError, UsageError } from '../common/errors.js';
 import { createContext, type ContextOptions } from './context.js';
 import { createIo, type InputStream, type Io, type OutputStream } from './io.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../common/version.js';
 
 export interface CliDeps extends ContextOptions {
   stdin: InputStream;
@@ -29,7 +29,7 @@ export async function run(argv: string[], deps: CliDeps): Promise<number> {
   }
   try {
     const { buildProgram } = await import('./program.js');
-    const program = buildProgram(ctx, io);
+    const program = buildProgram(ctx, io, argv);
     if (argv.length === 0) {
       program.outputHelp({ error: true });
       return ExitCode.usage;

@@ -2,8 +2,8 @@
  * Turns the order flags of `place` and `reverse` into a draft for the schema, and names the
  * flags that are still missing. The schema, not this file, decides what is valid.
  */
-import { UsageError } from '../order/errors.js';
-import { NEEDS_LIMIT, NEEDS_STOP, type Order, type OrderType } from '../order/schema.js';
+import { UsageError } from '../common/errors.js';
+import { NEEDS_LIMIT, NEEDS_STOP, type Order, type OrderType } from '../service/order.js';
 
 export interface OrderFlagValues {
   account?: string;

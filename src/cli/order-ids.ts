@@ -6,8 +6,8 @@
  * GetOrders lists (the orders a table shows), the one list the service has.
  */
 import type { Backend } from '../backends/types.js';
-import { parseAll, UsageError } from '../order/errors.js';
-import { parseOrderId } from '../order/schema.js';
+import { parseAll, UsageError } from '../common/errors.js';
+import { parseOrderId } from '../service/order.js';
 import { allPages } from './call.js';
 import { using, type CommandContext } from './context.js';
 

@@ -1,15 +1,18 @@
 /**
  * The interactive side of `place` and `reverse`: when to ask, what to ask in which order, and the
  * last look before sending. Typed answers are checked by the order schema (fieldError), so a
- * refused value reads exactly as it would for the flag. Inquirer itself lives in prompts.ts and
- * is loaded only when a question is really asked.
+ * refused value reads exactly as it would for the flag, and against everything else known by
+ * then: a price against the tick of the instrument's root, a quantity against the guard's
+ * max-order-qty. A mistake is caught where it is typed, not after the confirm. Inquirer itself
+ * lives in prompts.ts and is loaded only when a question is really asked.
  */
 import type { Backend } from '../backends/types.js';
-import { CancelledError, UsageError } from '../order/errors.js';
+import { CancelledError, UsageError } from '../common/errors.js';
 import {
   ACTIONS, NEEDS_LIMIT, NEEDS_STOP, ORDER_TYPES, TIMES_IN_FORCE,
-  describeOrder, fieldError, splitOrder, type Order, type OrderType,
-} from '../order/schema.js';
+  describeOrder, fieldError, parseInstrument, splitOrder, type Order, type OrderType,
+} from '../service/order.js';
+import { offTickReason } from '../service/ticks.js';
 import { FLAG_FOR, numberOrText, type OrderDraft } from './order-flags.js';
 import type { CommandContext } from './context.js';
 import type { Io } from './io.js';
@@ -58,6 +61,10 @@ export interface AskOptions {
    * the store could not be read): a typed name; empty: nothing to pick, so not asked.
    */
   templates?: string[];
+  /** The last price of a dated contract, shown beside the price questions; undefined: none known. */
+  lastPrice?: (instrument: string) => Promise<number | undefined>;
+  /** The guard's max-order-qty in effect, and where it is set: a larger quantity is refused as it is typed. */
+  maxQuantity?: { limit: number; source: string };
 }
 
 /** The entry of a list that matches `wanted` in any case (account and template names are case-blind). */
@@ -110,7 +117,7 @@ export async function promptDraft(prompter: Prompter, flags: OrderDraft, options
     const answer = await prompter.text({
       message: 'Quantity (contracts)',
       default: text(flags.quantity),
-      validate: (v) => fieldError('quantity', numberOrText(given(v))),
+      validate: (v) => fieldError('quantity', numberOrText(given(v))) ?? aboveGuard(numberOrText(given(v)), options.maxQuantity),
     });
     draft.quantity = numberOrText(answer);
   }
@@ -134,6 +141,9 @@ export async function promptDraft(prompter: Prompter, flags: OrderDraft, options
     });
     draft.orderType = type;
   }
+  // The dated contract the prices are for (its root's tick), and its last price, read once.
+  const instrument = resolved(draft.instrument);
+  let last: Promise<number | undefined> | undefined;
   for (const [field, needs, label] of [
     ['limitPrice', NEEDS_LIMIT, 'Limit price'],
     ['stopPrice', NEEDS_STOP, 'Stop price'],
@@ -144,10 +154,15 @@ export async function promptDraft(prompter: Prompter, flags: OrderDraft, options
       continue;
     }
     if (!ask(field)) continue;
+    last ??= instrument && options.lastPrice ? options.lastPrice(instrument).catch(() => undefined) : Promise.resolve(undefined);
+    const hint = await last;
     const answer = await prompter.text({
-      message: label,
+      message: hint === undefined ? label : `${label} (last ${hint})`,
       default: text(flags[field]),
-      validate: (v) => fieldError(field, numberOrText(given(v)), type),
+      validate: (v) => {
+        const value = numberOrText(given(v));
+        return fieldError(field, value, type) ?? (instrument && typeof value === 'number' ? offTickReason(instrument, value) : undefined);
+      },
     });
     draft[field] = numberOrText(answer);
   }
@@ -170,6 +185,21 @@ export async function promptDraft(prompter: Prompter, flags: OrderDraft, options
   if (strategy === undefined) delete draft.strategy;
   else draft.strategy = strategy;
   return draft;
+}
+
+/** The dated contract an instrument's text resolves to, or undefined when it resolves to none. */
+function resolved(instrument: unknown): string | undefined {
+  try {
+    return typeof instrument === 'string' ? parseInstrument(instrument) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why a quantity the guard would refuse is refused now, naming the rule and where it is set. */
+function aboveGuard(quantity: unknown, max: AskOptions['maxQuantity']): string | undefined {
+  if (max === undefined || typeof quantity !== 'number' || quantity <= max.limit) return undefined;
+  return `${quantity} is above the guard's max-order-qty of ${max.limit} (${max.source}): the guard would refuse it`;
 }
 
 /** The ATM template: picked from the store's list, or typed (checked by the schema) when there is no list. */

@@ -5,8 +5,8 @@
  * answer, checked by the schema as it is given.
  */
 import type { Backend } from '../backends/types.js';
-import { UsageError } from '../order/errors.js';
-import { printable } from '../order/schema.js';
+import { UsageError } from '../common/errors.js';
+import { printable } from '../service/order.js';
 import type { CommandContext } from './context.js';
 import { using } from './context.js';
 import { listed } from './order-prompts.js';

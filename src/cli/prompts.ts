@@ -2,12 +2,12 @@
  * @inquirer/prompts bound to a command's streams: questions read stdin and draw on stderr, so
  * `--json` output on stdout stays clean while a person answers. Loaded only when a prompt is
  * really shown (context.ts imports this file on demand), never for flags-only runs or `--help`.
- * @inquirer/prompts is ES modules only: imported (src/import-esm.ts) when the prompter is made.
+ * @inquirer/prompts is ES modules only: imported (src/common/import-esm.ts) when the prompter is made.
  */
 import { Writable } from 'node:stream';
-import { importEsm } from '../import-esm.js';
-import { CancelledError } from '../order/errors.js';
-import type { InputStream, Io, OutputStream } from './io.js';
+import { importEsm } from '../common/import-esm.js';
+import { CancelledError } from '../common/errors.js';
+import { wrapWords, type InputStream, type Io, type OutputStream } from './io.js';
 
 export interface TextQuestion {
   message: string;
@@ -90,6 +90,16 @@ async function cancellable<T>(io: Io, ask: (context: PromptContext) => Promise<T
   }
 }
 
+/**
+ * Why an answer is refused, wrapped at word boundaries to the terminal's width like the rest of
+ * the output (inquirer would cut a long line mid-word); continuation lines line up under the
+ * first, after inquirer's `> `. True: the answer is taken.
+ */
+function refusal(io: Io, why: string | undefined): string | true {
+  if (why === undefined) return true;
+  return wrapWords(why, io.errWidth === undefined ? undefined : Math.max(20, io.errWidth - 2)).join('\n  ');
+}
+
 export async function createPrompter(io: Io): Promise<Prompter> {
   const { confirm, input, password, select } = await importEsm<typeof import('@inquirer/prompts')>('@inquirer/prompts');
   return {
@@ -99,7 +109,7 @@ export async function createPrompter(io: Io): Promise<Prompter> {
           {
             message: question.message,
             default: question.default,
-            validate: (value) => question.validate?.(value.trim()) ?? true,
+            validate: (value) => refusal(io, question.validate?.(value.trim())),
           },
           context,
         );

@@ -7,7 +7,7 @@
 import type { ProbeResult } from '../backends/probe.js';
 import type { BackendName } from '../config/keys.js';
 import type { Settings } from '../config/settings.js';
-import { ConfigError } from '../order/errors.js';
+import { ConfigError } from '../common/errors.js';
 
 /** A check waits at most this long (or the configured timeout, if shorter): a status is a quick look. */
 export const CHECK_TIMEOUT_MS = 5_000;
@@ -16,6 +16,16 @@ export interface TokenCheck {
   /** The remote backend the token was sent over. */
   backend: Exclude<BackendName, 'embedded'>;
   probe: ProbeResult;
+}
+
+/**
+ * The transport a token is checked over: the backend's own when it is remote; over HTTP when the
+ * backend is embedded but a base URL is set (the service the token is for is there, even though
+ * the embedded backend sends it nothing); none when embedded with no base URL.
+ */
+export function checkedOver(settings: Settings): Exclude<BackendName, 'embedded'> | undefined {
+  if (settings.backend !== 'embedded') return settings.backend;
+  return settings.baseUrl ? 'http' : undefined;
 }
 
 /** The URL a remote backend talks to, or a ConfigError naming what to set. */

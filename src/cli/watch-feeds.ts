@@ -14,7 +14,7 @@ import { printable, RATE_LIMIT_TEXT } from '../backends/remote.js';
 import type { Backend, CallResult } from '../backends/types.js';
 import type { WsBackend, WsEvent } from '../backends/ws.js';
 import type { Engine } from '../engine/engine.js';
-import { RateLimitedError, RejectedError } from '../order/errors.js';
+import { RateLimitedError, RejectedError } from '../common/errors.js';
 import { type PnlUpdateRead, readMarketData, readPnlUpdate, readStreamError, type StreamErrorRead } from '../service/events.js';
 import type { ArgsOf, OperationName } from '../service/operations.js';
 import type { ExecutionRead, OrderRead, QuoteRead } from '../service/shapes.js';
@@ -295,7 +295,7 @@ export async function watchOrders(ctx: FeedContext, account: string | undefined,
   let first = true;
   const poll = async () => {
     for (const name of accounts) {
-      // A long day's orders come a page at a time from trade serve (README "Limits").
+      // A long day's orders come a page at a time from trade serve (docs/reliability.md "Limits").
       for (let cursor: string | undefined, pages = 0; pages === 0 || (cursor !== undefined && pages < MAX_ORDER_PAGES); pages++) {
         const { value, body } = await read('GetOrders', { account: name, activeOnly: false, ...(cursor === undefined ? {} : { cursor }) });
         const sent = asSent(body, 'orders', value.orders, (o) => field(o, 'orderId') ?? field(o, 'id'));

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { ConfigError, describeErrno } from '../order/errors.js';
+import { ConfigError, describeErrno } from '../common/errors.js';
 import type { ConfigValues } from './keys.js';
 import type { Env } from './paths.js';
 

@@ -2,9 +2,9 @@
  * The config keys and their validation: one place, used by `trade config set`, by `trade login`
  * and when reading the environment, so a bad value is refused wherever it comes from.
  */
-import { ConfigError, UsageError } from '../order/errors.js';
-import { parseAccountName } from '../order/schema.js';
-import { normalizeRule, RuleSyntaxError } from '../guard/rules.js';
+import { ConfigError, UsageError } from '../common/errors.js';
+import { parseAccountName } from '../service/order.js';
+import { normalizeRule, RuleSyntaxError } from './guard-syntax.js';
 import { CONFIG_KEYS, type ConfigKey, isGuardKey, NUMERIC_RANGES, ruleOf } from './key-table.js';
 
 export { CONFIG_KEYS, type ConfigKey, ENV_FOR, KEY_HELP, NUMERIC_RANGES } from './key-table.js';
@@ -17,6 +17,8 @@ export type BackendName = (typeof BACKENDS)[number];
 export type ConfigValues = Partial<Record<ConfigKey, string>>;
 
 export const DEFAULT_TIMEOUT_SECONDS = 10;
+/** How long a desk's ledger may take to answer before the guard fails closed (guard.ledger-timeout). */
+export const DEFAULT_LEDGER_TIMEOUT_SECONDS = 5;
 
 export function isConfigKey(key: string): key is ConfigKey {
   return (CONFIG_KEYS as readonly string[]).includes(key);
@@ -106,6 +108,12 @@ export function normalizeValue(key: ConfigKey, raw: unknown): string {
       if (!(BACKENDS as readonly string[]).includes(raw.toLowerCase()))
         throw new ConfigError(`backend must be one of ${BACKENDS.join(', ')}, got ${showValue(raw)}`, { code: 'bad_config' });
       return raw.toLowerCase();
+    case 'guard.ledger':
+      return ledgerUrl(raw);
+    case 'guard.machine':
+      if (!/^[A-Za-z0-9._-]{1,64}$/.test(raw.trim()))
+        throw new ConfigError(`guard.machine must be 1 to 64 of A-Z a-z 0-9 . _ -, got ${showValue(raw)}`, { code: 'bad_config' });
+      return raw.trim();
     case 'account':
       try {
         return parseAccountName(raw);
@@ -118,6 +126,53 @@ export function normalizeValue(key: ConfigKey, raw: unknown): string {
       // Every numeric key was handled above, by its range.
       throw new Error(`no validation for the config key '${key}'`);
   }
+}
+
+/** The query parameters a desk's ledger URL may carry (libpq's names). */
+const LEDGER_PARAMS = ['sslmode', 'sslrootcert', 'sslcert', 'sslkey'];
+const SSL_MODES = ['disable', 'prefer', 'require', 'verify-ca', 'verify-full'];
+
+/** guard.ledger: `sqlite`, or a PostgreSQL URL with a host (its password, if any, is a secret: never shown). */
+function ledgerUrl(raw: string): string {
+  const text = raw.trim();
+  if (text.toLowerCase() === 'sqlite') return 'sqlite';
+  const example = "sqlite or a URL like postgres://trade@db.example:5432/desk?sslmode=verify-full";
+  if (!/^postgres(ql)?:\/\//i.test(text)) throw new ConfigError(`guard.ledger must be ${example}, got ${showValue(maskLedgerUrl(text))}`, { code: 'bad_config' });
+  let parsed: URL;
+  try {
+    parsed = new URL(text);
+  } catch {
+    throw new ConfigError(`guard.ledger must be ${example}, got ${showValue(maskLedgerUrl(text))}`, { code: 'bad_config' });
+  }
+  if (!parsed.hostname) throw new ConfigError(`guard.ledger must name the server's host: ${example}`, { code: 'bad_config' });
+  if (parsed.hash) throw new ConfigError('guard.ledger must not have a fragment (#…)', { code: 'bad_config' });
+  for (const [name, value] of parsed.searchParams) {
+    if (!LEDGER_PARAMS.includes(name))
+      throw new ConfigError(`guard.ledger: the parameter '${name}' is not one trade reads (${LEDGER_PARAMS.join(', ')})`, { code: 'bad_config' });
+    if (name === 'sslmode' && !SSL_MODES.includes(value))
+      throw new ConfigError(`guard.ledger: sslmode must be one of ${SSL_MODES.join(', ')}, got ${showValue(value)}`, { code: 'bad_config' });
+  }
+  if (parsed.searchParams.get('sslmode') === 'verify-ca' && !parsed.searchParams.has('sslrootcert'))
+    throw new ConfigError('guard.ledger: sslmode=verify-ca needs sslrootcert=FILE (the CA that signed the server\'s certificate); verify-full checks the host name too', { code: 'bad_config' });
+  return text;
+}
+
+/** A desk ledger URL's password, in the forms a line could show it: never printed. */
+export function ledgerSecrets(raw: string): string[] {
+  const match = /^[a-z]+:\/\/[^/@:]*:([^@/]*)@/i.exec(raw);
+  if (!match || match[1]!.length < 4) return [];
+  let decoded = match[1]!;
+  try {
+    decoded = decodeURIComponent(match[1]!);
+  } catch {
+    // as written
+  }
+  return [...new Set([match[1]!, decoded])];
+}
+
+/** `postgres://trade:…@db/desk`: where the ledger is, never its password. */
+export function maskLedgerUrl(url: string): string {
+  return url.replace(/^([a-z]+:\/\/[^/@:]*):[^@/]*@/i, '$1:…@');
 }
 
 export function requireKey(key: string): ConfigKey {

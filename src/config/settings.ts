@@ -3,19 +3,22 @@
  * Reading is a plain JSON read so that every command starts fast; writing goes through the
  * config store (src/config/store.ts).
  */
-import { ConfigError } from '../order/errors.js';
+import { ConfigError } from '../common/errors.js';
 import type { Env } from './paths.js';
-import { buildRules, type GuardRule, type Rules } from '../guard/rules.js';
-import { GUARD_KEYS, type GuardKey, isGuardKey, ruleOf } from './key-table.js';
+import { hostname } from 'node:os';
+import { buildRules, type GuardRule, type Rules } from './guard-syntax.js';
+import { GUARD_KEYS, type GuardKey, guardFlagName, type LedgerKey, ruleOf } from './key-table.js';
 import {
   type BackendName,
   CONFIG_KEYS,
   type ConfigKey,
   type ConfigValues,
+  DEFAULT_LEDGER_TIMEOUT_SECONDS,
   DEFAULT_TIMEOUT_SECONDS,
   deriveWsUrl,
   ENV_FOR,
   normalizeValue,
+  ledgerSecrets,
   showValue,
   webhookSecrets,
 } from './keys.js';
@@ -32,7 +35,7 @@ export type Source = 'flag' | 'env' | 'config' | 'default';
 export function sourceText(key: ConfigKey, source: Source | 'derived' | null, profile: string | null): string {
   switch (source) {
     case 'flag':
-      return isGuardKey(key) ? `--guard ${ruleOf(key)}=` : `--${key}`;
+      return guardFlagName(key) !== undefined ? `--guard ${guardFlagName(key)}=` : `--${key}`;
     case 'env':
       return ENV_FOR[key];
     case 'config':
@@ -90,8 +93,14 @@ export interface Settings {
   secrets: string[];
   /** The guard's rules, each with where it came from; a bad one throws its ConfigError. */
   guardRules(): Rules;
-  /** One guard key's value. */
-  guardText(key: GuardKey): string | undefined;
+  /** One guard key's value (a rule's, or the ledger's keys). */
+  guardText(key: GuardKey | LedgerKey): string | undefined;
+  /** The guard's ledger: `sqlite` (this machine's) or a desk's PostgreSQL URL (password included: never print it). */
+  readonly guardLedger: string;
+  /** This machine's name in a desk's journal: guard.machine, or the host name. */
+  readonly machine: string;
+  /** How long a desk's ledger may take to answer, in ms. */
+  readonly ledgerTimeoutMs: number;
 }
 
 export function profileName(env: Env, flags: GlobalFlags): string {
@@ -140,7 +149,7 @@ export function resolveSettings(env: Env, flags: GlobalFlags = {}, read: () => C
   const problems = new Map<ConfigKey, SettingProblem>();
   const secrets: string[] = [];
   for (const key of CONFIG_KEYS) {
-    const fromFlag = key === 'backend' ? flags.backend : isGuardKey(key) ? flags.guard?.[ruleOf(key)] : undefined;
+    const fromFlag = key === 'backend' ? flags.backend : guardFlagName(key) !== undefined ? flags.guard?.[guardFlagName(key)!] : undefined;
     const fromEnv = env[ENV_FOR[key]];
     const source: Exclude<Source, 'default'> =
       fromFlag !== undefined ? 'flag' : fromEnv !== undefined && fromEnv !== '' ? 'env' : 'config';
@@ -154,11 +163,12 @@ export function resolveSettings(env: Env, flags: GlobalFlags = {}, read: () => C
     sources[key] = source;
     if (key === 'token' && typeof raw === 'string' && raw !== '') secrets.push(raw);
     if (key === 'webhook-url' && typeof raw === 'string' && raw !== '') secrets.push(...webhookSecrets(raw.trim()));
+    if (key === 'guard.ledger' && typeof raw === 'string') secrets.push(...ledgerSecrets(raw.trim()));
     try {
       values[key] = normalizeValue(key, raw);
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
-      const where = source === 'flag' ? (isGuardKey(key) ? `--guard ${ruleOf(key)}=` : `--${key}`) : source === 'env' ? ENV_FOR[key] : `${configPath(env)} (profile ${profile})`;
+      const where = source === 'flag' ? sourceText(key, 'flag', profile) : source === 'env' ? ENV_FOR[key] : `${configPath(env)} (profile ${profile})`;
       const hint = fixHint(key, source, profile);
       problems.set(key, { key, source, raw, error: new ConfigError(`${where}: ${error.message}`, { code: 'bad_config', hint }) });
     }
@@ -201,6 +211,15 @@ export function resolveSettings(env: Env, flags: GlobalFlags = {}, read: () => C
     problem: (key) => problems.get(key),
     secrets,
     guardText: (key) => value(key),
+    get guardLedger() {
+      return value('guard.ledger') ?? 'sqlite';
+    },
+    get machine() {
+      return value('guard.machine') ?? hostname();
+    },
+    get ledgerTimeoutMs() {
+      return Math.round(Number(value('guard.ledger-timeout') ?? DEFAULT_LEDGER_TIMEOUT_SECONDS) * 1000);
+    },
     guardRules() {
       const texts: Partial<Record<GuardRule, string>> = {};
       const from: Partial<Record<GuardRule, string>> = {};

@@ -1,15 +1,15 @@
 /**
  * Writes to the config file through `conf` (atomic writes, file mode 0600), in a directory
  * kept at mode 0700. Loaded only by the commands that change the config; `conf` is ES modules
- * only: imported (src/import-esm.ts) when a store is opened.
+ * only: imported (src/common/import-esm.ts) when a store is opened.
  *
  * Each change is a read-modify-write of the whole file, so two processes changing it at once
  * (a script running `trade login` beside `trade config set`) would lose one change. A lock file
  * beside the config makes those cycles take turns.
  */
 import { accessSync, closeSync, chmodSync, constants, mkdirSync, openSync, rmSync, statSync } from 'node:fs';
-import { importEsm } from '../import-esm.js';
-import { ConfigError, describeErrno } from '../order/errors.js';
+import { importEsm } from '../common/import-esm.js';
+import { ConfigError, describeErrno } from '../common/errors.js';
 import type Conf from 'conf';
 import type { Env } from './paths.js';
 import type { ConfigKey, ConfigValues } from './keys.js';

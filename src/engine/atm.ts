@@ -3,8 +3,8 @@
  * stop-loss and a LIMIT profit-target for the filled quantity, in one OCO group, at distances in
  * ticks from the entry's fill price. Brackets take the entry's time in force.
  */
-import { RejectedError } from '../order/errors.js';
-import type { Action } from '../order/schema.js';
+import { RejectedError } from '../common/errors.js';
+import type { Action } from '../service/order.js';
 import type { Core } from './core.js';
 import { noteWorkingDay } from './expiry.js';
 import { type OrderRow, type TemplateRow, toTemplate } from './queries.js';

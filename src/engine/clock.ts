@@ -6,7 +6,7 @@
  * reads as the wall clock, and the next replay takes it over.
  */
 import { hostname } from 'node:os';
-import { RejectedError } from '../order/errors.js';
+import { RejectedError } from '../common/errors.js';
 import { type ClockControl, type ClockState, replayTime, WALL_CLOCK } from '../service/session-clock.js';
 import type { Db } from './store.js';
 

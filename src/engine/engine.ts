@@ -1,11 +1,11 @@
 /**
  * The simulation engine: accounts, orders, prices, fills and net positions over the SQLite store.
- * It trusts its input to have passed the order schema (src/order/schema.ts); callers validate.
+ * It trusts its input to have passed the order schema (src/service/order.ts); callers validate.
  * Every write runs in one IMMEDIATE transaction, so a failure changes nothing. Each operation
  * first expires the DAY orders whose session has ended, by the injected clock.
  */
-import { invalidAccount, RejectedError } from '../order/errors.js';
-import type { AtmTemplate, Order } from '../order/schema.js';
+import { invalidAccount, RejectedError } from '../common/errors.js';
+import type { AtmTemplate, Order } from '../service/order.js';
 import { addTemplate, removeTemplate } from './atm.js';
 import { type Core, newEffects, newOrderId, positionOf } from './core.js';
 import { createClockStore } from './clock.js';
@@ -267,6 +267,8 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
     return `${after} ORDER BY ${column} LIMIT ${Math.trunc(page.limit) + 1}`;
   }
 
+  const positionStatements = new Map<string, Database.Statement<string[], PositionRow>>();
+
   function orderRows(filter: OrderListFilter, page?: Page): OrderRow[] {
     fresh();
     const { sql, params } = filter.activeOnly
@@ -442,10 +444,16 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
     listPositions(filter = {}): PositionRecord[] {
       fresh();
       const { sql, params } = where(filter, filter.includeFlat ? [] : ['quantity != 0']);
-      return db
-        .prepare<string[], PositionRow>(`SELECT * FROM positions${sql} ORDER BY account COLLATE NOCASE, instrument`)
-        .all(...params)
-        .map(toPosition);
+      const text = `SELECT * FROM positions${sql} ORDER BY account COLLATE NOCASE, instrument`;
+      // One of eight texts (account, instrument, flat or not): each prepared once, not per read (issue 34).
+      let statement = positionStatements.get(text);
+      if (!statement) positionStatements.set(text, (statement = db.prepare<string[], PositionRow>(text)));
+      return statement.all(...params).map(toPosition);
+    },
+    lastPrices(instruments) {
+      const prices = new Map<string, number>();
+      for (const row of q.pricesOf.all(JSON.stringify(instruments))) prices.set(row.instrument, row.price);
+      return prices;
     },
     orderIdsByPrefix(prefixes, length, account) {
       fresh();

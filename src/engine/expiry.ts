@@ -6,7 +6,7 @@
 import type { Core } from './core.js';
 import { cancelSiblings } from './oco.js';
 import type { NewOrderRow, OrderRow } from './queries.js';
-import { closeOf, DEFAULT_CLOSE, otherCloses, sessionEnd } from './session.js';
+import { closeOf, DEFAULT_CLOSE, otherCloses, sessionEnd } from '../service/session.js';
 import type { Effects } from './types.js';
 
 /** When a working DAY order's session ends: at its contract's daily close. */

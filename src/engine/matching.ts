@@ -12,7 +12,7 @@
  *   is how a marketable LIMIT fills when placed (at the last price, at or better than its
  *   limit), and how orders placed while no price was known fill on the first price.
  */
-import type { Action, OrderType } from '../order/schema.js';
+import type { Action, OrderType } from '../service/order.js';
 
 export interface Matchable {
   action: Action;

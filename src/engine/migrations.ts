@@ -122,7 +122,7 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX ticks_by_instrument ON ticks(instrument, time);
   INSERT INTO ticks (instrument, price, time) SELECT instrument, price, updated_at FROM prices;
   `,
-  // 6: the simulator's settings per contract root (README "Paper trading"): a commission per
+  // 6: the simulator's settings per contract root (docs/paper-trading.md): a commission per
   // contract charged on every fill, and slippage in ticks for market and stop fills.
   `
   CREATE TABLE contract_settings (

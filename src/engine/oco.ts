@@ -3,7 +3,7 @@
  * cancelled or expires, the others are cancelled. Once no order of a group works any more the
  * group is finished, and its id cannot be used again in that account.
  */
-import { RejectedError } from '../order/errors.js';
+import { RejectedError } from '../common/errors.js';
 import type { Core } from './core.js';
 import type { OrderRow } from './queries.js';
 import type { Effects } from './types.js';

@@ -2,8 +2,8 @@
  * Placing and closing, inside a transaction the caller holds. Every check runs before the first
  * write, so a rejected order leaves nothing behind even before the transaction rolls back.
  */
-import { RejectedError } from '../order/errors.js';
-import { NEEDS_STOP, type Order } from '../order/schema.js';
+import { RejectedError } from '../common/errors.js';
+import { NEEDS_STOP, type Order } from '../service/order.js';
 import { findTemplate } from './atm.js';
 import { type Core, lastPrice, positionOf } from './core.js';
 import { noteWorkingDay } from './expiry.js';

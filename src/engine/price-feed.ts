@@ -1,11 +1,15 @@
 /**
- * Price sources that drive the engine's last prices (README "Paper trading"): a replay of ticks
+ * Price sources that drive the engine's last prices (docs/paper-trading.md): a replay of ticks
  * or bars read from CSV or NDJSON, and a seeded random walk. Everything here is pure: a file's
  * lines are parsed one at a time (replay-file.ts streams them, twice), and the walk is the same
  * for the same seed.
  */
-import { UsageError } from '../order/errors.js';
-import { contractSpec, rootOf } from '../service/contracts.js';
+import { UsageError } from '../common/errors.js';
+import { rootOf } from '../service/contracts.js';
+import { nearestTicks, onTick, tickSizeOf } from '../service/ticks.js';
+
+// The tick grid is the contract table's (src/service/ticks.ts); the engine's callers find it here too.
+export { nearestTicks, onGrid, onTick, tickSizeOf } from '../service/ticks.js';
 
 /** One record of a replay file: a tick (one price) or a bar (open, high, low, close). */
 export interface FeedRecord {
@@ -358,26 +362,6 @@ export function parseFeed(file: string, text: string): FeedRecord[] {
   return records;
 }
 
-/** Whether a price is a whole number of ticks of `tickSize`. */
-export function onGrid(price: number, tickSize: number): boolean {
-  const ticks = price / tickSize;
-  return Math.abs(ticks - Math.round(ticks)) < 1e-6;
-}
-
-/** Whether a price is on the root's tick grid (always, for a root the table does not have). */
-export function onTick(instrument: string, price: number): boolean {
-  const spec = contractSpec(rootOf(instrument));
-  return !spec || onGrid(price, spec.tickSize);
-}
-
-/** The two prices on the grid either side of an off-tick price: `5000.1` of ES → [5000, 5000.25]. */
-export function nearestTicks(instrument: string, price: number): [number, number] {
-  const size = contractSpec(rootOf(instrument))?.tickSize ?? 0.01;
-  const below = Math.floor(price / size + 1e-9) * size;
-  const round = (n: number) => Number(n.toFixed(10));
-  return [round(below), round(below + size)];
-}
-
 /** Checks every price of every record against its instrument's tick; throws naming the first off it. */
 export function checkTicks(file: string, records: FeedRecord[], instrumentOf: (record: FeedRecord) => string): void {
   for (const record of records) {
@@ -417,7 +401,3 @@ export function randomWalk(options: { seed: number; start: number; tickSize: num
   };
 }
 
-/** The tick size of an instrument's root, when the table has it. */
-export function tickSizeOf(instrument: string): number | undefined {
-  return contractSpec(rootOf(instrument))?.tickSize;
-}

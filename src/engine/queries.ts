@@ -1,7 +1,7 @@
 /** The engine's rows, their conversion to records, and its prepared statements. */
-import type { Action, OrderType, TimeInForce } from '../order/schema.js';
+import type { Action, OrderType, TimeInForce } from '../service/order.js';
 import { contractsGeneration } from '../service/contracts.js';
-import { otherCloses } from './session.js';
+import { otherCloses } from '../service/session.js';
 import type { RunResult } from 'better-sqlite3';
 import type { Db } from './store.js';
 import type { MinuteBar } from './minute-bars.js';
@@ -404,6 +404,10 @@ export function prepareQueries(db: Db) {
     ),
     ocoGroup: () => prepare<[string, string], OrderRow>('SELECT * FROM orders WHERE account = ? AND oco_id = ? ORDER BY seq'),
     price: () => prepare<[string], { price: number }>('SELECT price FROM prices WHERE instrument = ?'),
+    /** The last prices of a JSON list of instruments, in one read (a list of positions). */
+    pricesOf: () => prepare<[string], { instrument: string; price: number }>(
+      'SELECT instrument, price FROM prices WHERE instrument IN (SELECT value FROM json_each(?))',
+    ),
     prices: () => prepare<[], { instrument: string; price: number; updatedAt: string }>(
       'SELECT instrument, price, updated_at AS updatedAt FROM prices ORDER BY instrument',
     ),

@@ -81,7 +81,7 @@ export function toOrderObject(order: OrderRecord, entry?: OrderRecord): OrderObj
     stopPriceChanged: order.stopPriceChanged ?? 0,
     time: serviceTime(order.createdAt),
     timeInForce: ntSpelling(order.timeInForce) as NtTimeInForce,
-    // Only an order a scenario rule rejected has it (README "Differences from the real service").
+    // Only an order a scenario rule rejected has it (docs/serve.md "Differences from the real service").
     ...(order.rejectReason !== undefined && order.state !== 'WORKING' ? { rejectReason: order.rejectReason } : {}),
   };
 }

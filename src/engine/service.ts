@@ -4,7 +4,7 @@
  * output, details the service's body does not carry. The embedded backend and `trade serve` both
  * answer through here, so they cannot disagree; the shapes come from service-shapes.ts.
  */
-import { RejectedError } from '../order/errors.js';
+import { RejectedError } from '../common/errors.js';
 import { tradingDayStart, chicagoTimestamp, chicagoWallClock, DAY_MS } from '../service/chicago.js';
 import { LIST_PAGE_MAX, OPERATIONS, type ArgsOf, type OperationName, type OperationSpec } from '../service/operations.js';
 import type { OrderObject, PositionObject } from '../service/shapes.js';
@@ -84,7 +84,11 @@ function placed(engine: Engine, outcome: Placed): Answer<{ orderId: string }> {
 }
 
 export function positionsOf(engine: Engine, account: string | undefined, includeFlat?: boolean): PositionObject[] {
-  return engine.listPositions({ account, includeFlat }).map((p) => positionObject(engine, p));
+  const records = engine.listPositions({ account, includeFlat });
+  if (records.length < 2) return records.map((p) => positionObject(engine, p));
+  // Every position's last price in one read, not one read each (issue 34: GetPositions of 20).
+  const prices = engine.lastPrices([...new Set(records.map((p) => p.instrument))]);
+  return records.map((p) => toPositionObject(p, prices.get(p.instrument)));
 }
 
 function accountObject(engine: Engine, name: string) {
@@ -260,7 +264,7 @@ export const SIMULATOR: { [K in OperationName]: Handler<K> } = {
   },
 };
 
-/** A list's page: at most LIST_PAGE_MAX items (README "Limits"), after the cursor given. */
+/** A list's page: at most LIST_PAGE_MAX items (docs/reliability.md "Limits"), after the cursor given. */
 function pageOf(limit: number | undefined, cursor: string | undefined): Page {
   return { limit: limit ?? LIST_PAGE_MAX, after: cursor === undefined ? undefined : Number(cursor) };
 }

@@ -1,6 +1,6 @@
 /**
  * Where the simulator's prices come from, and the price a MARKET order fills at when none was ever
- * set (README "Paper trading"). Each instrument has a price source — its own, its root's, or the
+ * set (docs/paper-trading.md). Each instrument has a price source — its own, its root's, or the
  * one for every instrument (`*`), the most specific first; with none chosen, `demo`:
  *
  * - `manual`: only `trade price set`. A MARKET order with no last price is refused, as the
@@ -13,7 +13,7 @@
  * Also the user's contracts (`trade contract add`), kept in the store and handed to the contract
  * table when the engine opens.
  */
-import { RejectedError } from '../order/errors.js';
+import { RejectedError } from '../common/errors.js';
 import { contractSpec, type ContractSpec, rootOf, setCustomContracts, userContract } from '../service/contracts.js';
 import { type Core, positionOf } from './core.js';
 import type { CustomContractRow, PriceSourceRow } from './queries.js';

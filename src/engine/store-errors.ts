@@ -6,7 +6,7 @@
  */
 import { accessSync, constants, existsSync, statfsSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { describeErrno, RejectedError, StoreError, type StoreProblem, TradeError } from '../order/errors.js';
+import { describeErrno, RejectedError, StoreError, type StoreProblem, TradeError } from '../common/errors.js';
 
 export const isBusy = (error: unknown) => /^SQLITE_BUSY/.test(String((error as { code?: unknown } | null)?.code));
 

@@ -4,8 +4,8 @@
  * bracket around a position, cancelling many orders, closing an ATM strategy. Each runs inside
  * the one IMMEDIATE transaction the engine's `write` gives it, every check before the first write.
  */
-import { RejectedError } from '../order/errors.js';
-import { NEEDS_LIMIT, NEEDS_STOP, type Action, type Order } from '../order/schema.js';
+import { RejectedError } from '../common/errors.js';
+import { NEEDS_LIMIT, NEEDS_STOP, type Action, type Order } from '../service/order.js';
 import type { BracketArgs, ChangeArgs, FlattenEverythingArgs } from '../service/operations.js';
 import { type Core, lastPrice, newEffects } from './core.js';
 import { work } from './fills.js';

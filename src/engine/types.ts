@@ -1,5 +1,5 @@
 /** The engine's public shapes: records it returns, outcomes of its operations, its interface. */
-import type { Action, AtmTemplate, Order, OrderType, TimeInForce } from '../order/schema.js';
+import type { Action, AtmTemplate, Order, OrderType, TimeInForce } from '../service/order.js';
 import type { AccountMoney, QuoteDay, Tick } from './market.js';
 import type { MinuteBar } from './minute-bars.js';
 import type { BracketRequest, Bracketed, ClosePart, Flattened, FlattenFilter, OrderChange } from './trading.js';
@@ -127,7 +127,7 @@ export interface FillRecord {
   commission: number;
 }
 
-/** The simulator's settings of a contract root (README "Paper trading"). */
+/** The simulator's settings of a contract root (docs/paper-trading.md). */
 export interface ContractSettings {
   root: string;
   /** Money per contract, charged on every fill. */
@@ -317,6 +317,8 @@ export interface Engine {
   setPrice(instrument: string, price: number): PriceOutcome;
   listPrices(): PriceRecord[];
   lastPrice(instrument: string): number | undefined;
+  /** The last prices of several instruments in one read; an instrument with none is not in the map. */
+  lastPrices(instruments: readonly string[]): Map<string, number>;
   listOrders(filter?: OrderListFilter): OrderRecord[];
   /** listOrders, one page at a time. */
   pageOrders(filter: OrderListFilter, page: Page): Paged<OrderRecord>;

@@ -8,7 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { GuardError } from '../order/errors.js';
+import { GuardError } from '../common/errors.js';
 
 type Db = Database.Database;
 
@@ -32,6 +32,22 @@ export function lockTimeout(account: string, waitMs: number): GuardError {
       hint: 'Send it again when the other process is done (a long trade batch holds the lock while it has orders of that account in flight); trade history shows what each sent.',
     },
   );
+}
+
+/** Runs `work` holding the account's lock taken by `lock`; a GuardError (`guard_account_lock`) when it is not free within `waitMs`. */
+export async function heldWhile<T>(
+  lock: (account: string, waitMs: number) => Promise<AccountHold | undefined>,
+  account: string,
+  work: () => Promise<T>,
+  waitMs = DEFAULT_LOCK_WAIT_MS,
+): Promise<T> {
+  const hold = await lock(account, waitMs);
+  if (!hold) throw lockTimeout(account, waitMs);
+  try {
+    return await work();
+  } finally {
+    hold.release();
+  }
 }
 
 /** ASCII case folded: the service's account names are matched that way, so one lock serves both spellings. */

@@ -8,13 +8,16 @@
  * transaction before it is sent, and its outcome after.
  */
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
 import type { Backend, CallResult, GuardFacts } from '../backends/types.js';
-import { GuardError, NetworkError } from '../order/errors.js';
-import type { Order } from '../order/schema.js';
-import { sessionEnd } from '../engine/session.js';
+import { GuardError, NetworkError } from '../common/errors.js';
+import type { Order } from '../service/order.js';
+import { sessionEnd } from '../service/session.js';
 import { type ArgsOf, type BracketArgs, type ChangeArgs, OPERATIONS, type OperationName } from '../service/operations.js';
 import { DEFAULT_LOCK_WAIT_MS, lockTimeout } from './account-locks.js';
-import { openLedger, type Ledger } from './ledger.js';
+import { isLedgerFailure, type Ledger, type LedgerOps, type LedgerSpec, openLedger } from './ledger.js';
+import { createSpool, type Spool } from './spool.js';
 import { createOwnOrders, type Sides } from './own-orders.js';
 import {
   evaluate,
@@ -32,7 +35,12 @@ import {
 
 export interface GuardOptions {
   rules: Rules;
-  ledgerFile: string;
+  /** The ledger: the machine's SQLite file, or a desk's PostgreSQL server (src/guard/ledger.ts). */
+  ledger?: LedgerSpec;
+  /** The machine's SQLite ledger file, when `ledger` is not given. */
+  ledgerFile?: string;
+  /** This machine's name in the journal (guard.machine): the host name unless given. */
+  machine?: string;
   profile: string;
   /** Who sent it, for the journal: cli, batch, mcp. */
   source: string;
@@ -41,7 +49,7 @@ export interface GuardOptions {
   confirmLive?: boolean;
   /** At a terminal: asks a person to type the account's name; true when they did. */
   askLive?: (account: string) => Promise<boolean>;
-  /** A warning for the person (an exit sent although the ledger could not record it). */
+  /** A warning for the person (an exit or a reducing order sent although the ledger could not record it). */
   warn?: (message: string) => void;
   /** Removes every form of a known secret (the token) from what is journaled. */
   redact?: (text: string) => string;
@@ -120,14 +128,31 @@ const tradingDay = (now: Date): string => sessionEnd(now).toISOString().slice(0,
 
 export interface GuardedBackend extends Backend {
   check(name: OperationName, args: unknown): Promise<{ intent: Intent; facts: Facts; refusal?: Refusal }>;
+  /** The guard's ledger, opened on first use (a GuardError `guard_ledger` when it cannot be). */
+  ledger(): Promise<Ledger>;
   /** Journals a request refused before it reached the guard (outcome `refused`, this guard's source); resolves once stored. */
   refused(name: OperationName, args: unknown, refusal: OutsideRefusal): Promise<void>;
 }
 
 export function guardBackend(inner: Backend, options: GuardOptions): GuardedBackend {
   const { rules } = options;
+  const spec: LedgerSpec = options.ledger ?? { kind: 'sqlite', file: options.ledgerFile! };
+  const machine = spec.kind === 'postgres' ? spec.machine : (options.machine ?? hostname());
   let ledger: Ledger | undefined;
-  const openOnce = () => (ledger ??= openLedger(options.ledgerFile));
+  let opening: Promise<Ledger> | undefined;
+  /** Opened once; a failed open is tried again at the next request (a desk's server may be back). */
+  const openOnce = (): Promise<Ledger> =>
+    ledger
+      ? Promise.resolve(ledger)
+      : (opening ??= openLedger(spec).then(
+          (opened) => (ledger = opened),
+          (error: unknown) => {
+            opening = undefined;
+            throw error;
+          },
+        ));
+  /** What was sent while a desk's ledger could not be reached, journaled when it is back (src/guard/spool.ts). */
+  const spool: Spool | undefined = spec.kind === 'postgres' ? createSpool(join(spec.dataDir, 'guard-spool'), machine) : undefined;
 
   // The embedded engine answers the guard's reads directly; a remote backend through `call`.
   const direct = (inner as { guardFacts?: GuardFacts }).guardFacts;
@@ -186,7 +211,7 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
     if (account === undefined) return;
     // Read here only where it decides what to read next (a change's order); the verdict reads it
     // again under the write lock in any case.
-    if (name === 'Change') facts.halt = led.halts(account, options.profile);
+    if (name === 'Change') facts.halt = await led.halts(account, options.profile);
     if (name === 'Reverse') {
       // Turns the position over: the new side's size is the position's.
       const current = await position(account, intent.instrument!);
@@ -212,7 +237,7 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
     // Taken before the backend is read (see own-orders.ts).
     if (instrument !== undefined) call.endedAtRead = mine.endedNow(account, instrument);
     if (rules.dailyLoss !== undefined) {
-      const state = led.lossDay(account, tradingDay(facts.now));
+      const state = await led.lossDay(account, tradingDay(facts.now));
       facts.lossLatched = state === 'latched';
       facts.lossResumed = state === 'resumed';
       if (!facts.lossLatched && !facts.lossResumed) facts.dayPnl = await dayPnl(account);
@@ -254,28 +279,33 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
       request: scrub(JSON.stringify(args) ?? 'null'),
       client_order_id: CLIENT_ID_OPERATIONS.has(name) ? ((args as Order).orderId ?? null) : null,
       pid: process.pid,
+      machine,
     };
   }
 
   type Send = <K extends OperationName>(name: K, args: ArgsOf<K>) => Promise<CallResult<K>>;
 
   async function guarded<K extends OperationName>(name: K, args: ArgsOf<K>, send: Send): Promise<CallResult<K>> {
-    const spec = OPERATIONS[name];
-    let led: Ledger;
-    try {
-      led = openOnce();
-    } catch (error) {
-      // Fail closed, except for getting flat: an exit goes on, unjournaled, and says so.
-      if (spec.guard === 'exit') {
-        options.warn?.(`${(error as Error).message.replace(/; nothing was sent\.$/, '')}: this ${name} is sent without being journaled.`);
-        return send(name, args);
-      }
-      throw error;
-    }
     if (CLIENT_ID_OPERATIONS.has(name) && (args as Order).orderId === undefined && inner.name !== 'embedded')
       // A client order id on every order sent to a service, so that an unknown outcome can be
       // looked up (trade reconcile). In-process, the engine's answer is never lost on the way.
       args = { ...(args as Order), orderId: randomBytes(16).toString('hex') } as ArgsOf<K>;
+    // Anything sent yet? A ledger failing before it fails closed (or lets an exit go); after, it only warns.
+    let sent = false;
+    const sending: Send = (n, a) => {
+      sent = true;
+      return send(n, a);
+    };
+    try {
+      return await judged(name, args, sending, await openOnce());
+    } catch (error) {
+      if (sent || !isLedgerFailure(error)) throw error;
+      return ledgerDown(name, args, send, error);
+    }
+  }
+
+  async function judged<K extends OperationName>(name: K, args: ArgsOf<K>, send: Send, led: Ledger): Promise<CallResult<K>> {
+    const spec = OPERATIONS[name];
     const live = liveAnswer();
     const account = intentOf(name, args).account;
     // With max-position set, an order that may add to a position is checked, sent and recorded
@@ -293,7 +323,7 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
         hold = await led.lockAccount(account, waitMs);
         if (!hold) {
           const error = lockTimeout(account, waitMs);
-          await inTurn(led, () => led.journal({ ...lineOf(name, args, call.intent, clock()), outcome: 'refused', rule: 'account-lock', message: error.message }));
+          await inTurn(led, (tx) => tx.journal({ ...lineOf(name, args, call.intent, clock()), outcome: 'refused', rule: 'account-lock', message: error.message }));
           throw error;
         }
         // Read again, under the lock: what the other process sent is in the backend now.
@@ -306,6 +336,43 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
     }
   }
 
+  /**
+   * The ledger cannot be used (unreachable, too slow, damaged) and nothing was sent: getting flat
+   * is never blocked. An exit, or an order that only reduces the position read now, is sent with
+   * a warning (journaled later on a desk's ledger: src/guard/spool.ts); anything else is refused,
+   * with the ledger's error (exit 6).
+   */
+  async function ledgerDown<K extends OperationName>(name: K, args: ArgsOf<K>, send: Send, failure: GuardError): Promise<CallResult<K>> {
+    const intent = intentOf(name, args);
+    const facts: Facts = { now: clock() };
+    if (OPERATIONS[name].guard !== 'exit') {
+      if (!couldReduce(intent) || name === 'FlatPlace' || name === 'ReversePosition' || name === 'Reverse') throw failure;
+      const endedAtRead = mine.endedNow(intent.account!, intent.instrument!);
+      facts.position = await position(intent.account!, intent.instrument!);
+      facts.flying = mine.flying(intent.account!, intent.instrument!, endedAtRead);
+      if (!reduces(intent, reducible(facts))) throw failure;
+    }
+    // The rules that need no ledger still hold (accounts).
+    const refusal = evaluate(intent, rules, facts);
+    if (refusal) throw refusalError(refusal);
+    const what = failure.message.replace(/; nothing was sent\.$/, '');
+    const key = spool?.line({ ...lineOf(name, args, intent, facts.now), outcome: 'sent' });
+    options.warn?.(`${what}: this ${name} is sent ${spool ? 'now, and journaled when the ledger is back' : 'without being journaled'}.`);
+    mine.passed(intent);
+    try {
+      const result = await send(name, args);
+      const orderId = (result.value as { orderId?: unknown }).orderId;
+      if (key) spool!.settle({ key }, 'accepted', { orderId: typeof orderId === 'string' ? orderId : undefined, at: clock().toISOString() });
+      return result;
+    } catch (error) {
+      const unknown = error instanceof NetworkError && error.outcomeUnknown;
+      if (key) spool!.settle({ key }, unknown ? 'unknown' : 'rejected', { message: scrub((error as Error).message), at: clock().toISOString() });
+      throw error;
+    } finally {
+      mine.ended(intent);
+    }
+  }
+
   async function judgeAndSend<K extends OperationName>(name: K, args: ArgsOf<K>, send: Send, call: Judging, led: Ledger): Promise<CallResult<K>> {
     const spec = OPERATIONS[name];
     const { facts } = call;
@@ -313,14 +380,14 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
     const line = lineOf(name, args, call.intent, now);
     type Verdict = { unsure: true } | { refusal: Refusal } | { id: number };
     const judge = () =>
-      inTurn<Verdict>(led, () => {
+      inTurn<Verdict>(led, async (tx, haltOf) => {
         const { intent } = call;
         // Read again under the write lock: what another process did a moment ago counts.
         facts.halt = intent.account !== undefined ? haltOf(intent.account) : undefined;
         if (intent.account !== undefined && rules.maxOrders)
-          facts.paceCounts = led.paceCounts(intent.account, rules.maxOrders.map((p) => p.ms), now.getTime());
+          facts.paceCounts = await tx.paceCounts(intent.account, rules.maxOrders.map((p) => p.ms), now.getTime());
         const fp = fingerprint(intent);
-        if (rules.duplicateWindowMs !== undefined) facts.duplicateAt = led.lastSent(fp, now.getTime() - rules.duplicateWindowMs);
+        if (rules.duplicateWindowMs !== undefined) facts.duplicateAt = await tx.lastSent(fp, now.getTime() - rules.duplicateWindowMs);
         // This process's orders passed so far, this turn's included.
         ownOrders(call);
         const refusal = evaluate(intent, rules, facts);
@@ -328,14 +395,14 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
           // It may only reduce the position: the position decides, read outside the lock.
           if (facts.position === undefined && couldReduce(intent)) return { unsure: true as const };
           if (refusal.rule === 'daily-loss' && !facts.lossLatched && intent.account !== undefined)
-            led.setLossDay(intent.account, tradingDay(now), 'latched');
-          led.journal({ ...line, outcome: 'refused', rule: refusal.rule, message: scrub(refusal.reason) });
+            await tx.setLossDay(intent.account, tradingDay(now), 'latched');
+          await tx.journal({ ...line, outcome: 'refused', rule: refusal.rule, message: scrub(refusal.reason) });
           return { refusal };
         }
         // Counted for the pace and duplicate rules (only when the profile has one: the journal says the rest).
         if (intent.account !== undefined && spec.guard === 'order' && (rules.maxOrders || rules.duplicateWindowMs !== undefined))
-          led.recordSend(intent.account, now.getTime(), fp);
-        const id = led.journal({ ...line, outcome: 'sent' });
+          await tx.recordSend(intent.account, now.getTime(), fp);
+        const id = await tx.journal({ ...line, outcome: 'sent' });
         mine.passed(intent);
         call.counted = true;
         return { id };
@@ -370,37 +437,46 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
    * sent before its journal line is stored; an outcome waits for the next transaction (or the
    * backend's close): a process killed before it leaves the line `sent`, read as unknown.
    */
-  const turn: Array<{ work: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void }> = [];
-  const outcomes: Array<[number, 'accepted' | 'rejected' | 'unknown', { orderId?: string; message?: string; at: string }]> = [];
+  type HaltOf = (account: string) => Halt | undefined;
+  type TurnWork = (tx: LedgerOps, haltOf: HaltOf) => Promise<unknown>;
+  const turn: Array<{ work: TurnWork; resolve: (v: unknown) => void; reject: (e: unknown) => void }> = [];
+  type Settled = [number, 'accepted' | 'rejected' | 'unknown', { orderId?: string; message?: string; at: string }];
+  const outcomes: Settled[] = [];
   let scheduled = false;
-  /** The halt state of an account, as the current turn's transaction read it. */
-  let haltOf: (account: string) => Halt | undefined = () => undefined;
+  /** The flushes under way: close waits for them. */
+  let flushing: Promise<void> = Promise.resolve();
 
-  function inTurn<T>(led: Ledger, work: () => T): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      turn.push({ work, resolve: resolve as (v: unknown) => void, reject });
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(() => flush(led));
-      }
+  function schedule(led: Ledger): void {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(() => {
+      const run = flush(led);
+      flushing = flushing.then(() => run);
     });
   }
 
-  function flush(led: Ledger): void {
+  function inTurn<T>(led: Ledger, work: (tx: LedgerOps, haltOf: HaltOf) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      turn.push({ work, resolve: resolve as (v: unknown) => void, reject });
+      schedule(led);
+    });
+  }
+
+  async function flush(led: Ledger): Promise<void> {
     scheduled = false;
     const works = turn.splice(0);
     const settled = outcomes.splice(0);
     if (works.length === 0 && settled.length === 0) return;
     const results: Array<{ value?: unknown; error?: unknown }> = [];
     try {
-      led.exclusive(() => {
+      await led.exclusive(async (tx) => {
         // The halts, read once for the whole turn under the write lock (a handful of rows).
-        const halts = new Map(led.allHalts().map((h) => [h.scope, h]));
-        haltOf = (account) => halts.get(`account:${account}`) ?? halts.get(`profile:${options.profile}`);
-        for (const [id, outcome, fields] of settled) led.settle(id, outcome, fields);
+        const halts = new Map((await tx.allHalts()).map((h) => [h.scope, h]));
+        const haltOf: HaltOf = (account) => halts.get(`account:${account}`) ?? halts.get(`profile:${options.profile}`);
+        for (const [id, outcome, fields] of settled) await tx.settle(id, outcome, fields);
         for (const { work } of works) {
           try {
-            results.push({ value: work() });
+            results.push({ value: await work(tx, haltOf) });
           } catch (error) {
             // The ledger itself failing fails the whole turn (below); anything else is this request's.
             if (error instanceof GuardError) throw error;
@@ -410,7 +486,13 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
       });
     } catch (error) {
       for (const { reject } of works) reject(error);
-      if (settled.length > 0) options.warn?.(`The guard's journal could not record ${settled.length} outcome(s): ${(error as Error).message}`);
+      if (settled.length > 0) {
+        // A desk's ledger: the outcomes wait in the spool for the server.
+        if (spool) for (const [id, outcome, fields] of settled) spool.settle({ id }, outcome, fields);
+        options.warn?.(
+          `The guard's journal could not record ${settled.length} outcome(s)${spool ? ' yet (they are recorded when the ledger is back)' : ''}: ${(error as Error).message}`,
+        );
+      }
       return;
     }
     works.forEach(({ resolve, reject }, i) => (results[i]!.error !== undefined ? reject(results[i]!.error) : resolve(results[i]!.value)));
@@ -418,24 +500,21 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
 
   function settle(led: Ledger, id: number, outcome: 'accepted' | 'rejected' | 'unknown', fields: { orderId?: string; message?: string }) {
     outcomes.push([id, outcome, { ...fields, at: clock().toISOString() }]);
-    if (!scheduled) {
-      scheduled = true;
-      setImmediate(() => flush(led));
-    }
+    schedule(led);
   }
 
   /** The verdict on a request without sending or recording it (`trade guard test`). */
   async function check(name: OperationName, args: unknown): Promise<{ intent: Intent; facts: Facts; refusal?: Refusal }> {
-    const led = openOnce();
+    const led = await openOnce();
     const call: Judging = { intent: intentOf(name, args), facts: { now: clock() } };
     await gather(name, call, args, led, liveAnswer());
     const { intent, facts } = call;
     const now = facts.now;
     if (OPERATIONS[name].guard === undefined) return { intent, facts };
-    if (intent.account !== undefined) facts.halt = led.halts(intent.account, options.profile);
+    if (intent.account !== undefined) facts.halt = await led.halts(intent.account, options.profile);
     if (intent.account !== undefined && rules.maxOrders)
-      facts.paceCounts = led.paceCounts(intent.account, rules.maxOrders.map((p) => p.ms), now.getTime());
-    if (rules.duplicateWindowMs !== undefined) facts.duplicateAt = led.lastSent(fingerprint(intent), now.getTime() - rules.duplicateWindowMs);
+      facts.paceCounts = await led.paceCounts(intent.account, rules.maxOrders.map((p) => p.ms), now.getTime());
+    if (rules.duplicateWindowMs !== undefined) facts.duplicateAt = await led.lastSent(fingerprint(intent), now.getTime() - rules.duplicateWindowMs);
     let refusal = evaluate(intent, rules, facts);
     if (refusal && facts.position === undefined && couldReduce(intent)) {
       facts.position = await position(intent.account!, intent.instrument!);
@@ -445,15 +524,16 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
   }
 
   async function refused(name: OperationName, args: unknown, refusal: OutsideRefusal): Promise<void> {
-    const led = openOnce();
+    const led = await openOnce();
     const intent: Intent = OPERATIONS[name].guard === undefined ? { operation: name, kind: 'exit', account: (args as { account?: string }).account } : intentOf(name, args);
-    await inTurn(led, () => led.journal({ ...lineOf(name, args, intent, clock()), outcome: 'refused', rule: refusal.rule, message: scrub(refusal.message) }));
+    await inTurn(led, (tx) => tx.journal({ ...lineOf(name, args, intent, clock()), outcome: 'refused', rule: refusal.rule, message: scrub(refusal.message) }));
   }
 
   let handoff: Promise<void> = Promise.resolve();
   const own = {
     check,
     refused,
+    ledger: openOnce,
     /**
      * Calls reach the backend in the order they were made: a read waits until the orders asked
      * before it have been handed over (or refused), however long their judging took, as the
@@ -479,8 +559,9 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
         await inner.close();
       } finally {
         if (ledger) {
-          flush(ledger);
-          ledger.close();
+          await flushing;
+          await flush(ledger);
+          await ledger.close();
         }
       }
     },

@@ -10,8 +10,9 @@ import { checkedCalls, optionNotes } from '../alerts/plan.js';
 import { outcomeBody, runAlert, unsupported } from '../alerts/run.js';
 import { AlertFormatError } from '../alerts/syntax.js';
 import type { Backend } from '../backends/types.js';
+import type { Ledger } from '../guard/ledger.js';
 import { isSimAccount, type Rules } from '../guard/rules.js';
-import { GuardError, UsageError, ValidationError } from '../order/errors.js';
+import { GuardError, UsageError, ValidationError } from '../common/errors.js';
 import { randomBytes } from 'node:crypto';
 
 export const ALERT_TOOL = 'Alert';
@@ -33,7 +34,8 @@ export interface AlertToolOptions {
   backend: Backend;
   tier: 'paper' | 'trade';
   rules: Rules;
-  ledgerFile: string;
+  /** The guard's ledger (GuardedBackend.ledger). */
+  ledger: () => Promise<Ledger>;
   profile: string;
 }
 
@@ -67,7 +69,7 @@ export async function callAlertTool(raw: unknown, options: AlertToolOptions): Pr
     if (alert.kind === 'kill_switch') return { killSwitch: alert.on ? 'on' : 'off', warnings: alert.warnings, ignoredFields: alert.ignoredFields, success: true };
     return { command: alert.command, calls: checkedCalls(alert), options: optionNotes(alert), warnings: alert.warnings, ignoredFields: alert.ignoredFields, checked: true, success: true };
   }
-  const host = createClientHost({ backend: options.backend, ledgerFile: options.ledgerFile, profile: options.profile });
+  const host = createClientHost({ backend: options.backend, ledger: options.ledger, profile: options.profile });
   try {
     const outcome = await runAlert(alert, host, { alertId: randomBytes(16).toString('hex') });
     return { ...outcomeBody(outcome, alert.ignoredFields), success: outcome.status !== 'failed' };

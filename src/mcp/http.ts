@@ -18,7 +18,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Server as McpServer } from '@modelcontextprotocol/sdk/server/index.js';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { UsageError } from '../order/errors.js';
+import { UsageError } from '../common/errors.js';
 import type { McpAuth } from './token.js';
 
 export const MCP_HTTP_LIMITS = {

@@ -14,10 +14,11 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolRequestSchema, CallToolResult, ErrorCode, ListToolsRequestSchema, McpError, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Backend } from '../backends/types.js';
+import type { Ledger } from '../guard/ledger.js';
 import { isSimAccount, type Rules } from '../guard/rules.js';
-import { GuardError, TradeError, ValidationError } from '../order/errors.js';
+import { GuardError, TradeError, ValidationError } from '../common/errors.js';
 import { isOperationName, OPERATIONS, type OperationName } from '../service/operations.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../common/version.js';
 import { ALERT_TOOL, argsOf, describeOperation, GUARD_STATUS_TOOL, inputJsonSchemaOf, operationsForTier, type Tier } from './tools.js';
 import { ALERT_INPUT_SCHEMA, ALERT_TOOL_DESCRIPTION, callAlertTool } from './alert-tool.js';
 
@@ -43,7 +44,7 @@ export interface TradeMcpOptions {
   /** Removes every form of a known secret (the token) from text: every result passes through it. */
   redact: (text: string) => string;
   /** The guard's ledger and the profile, where the Alert tool's kill switch and rate limit live. */
-  alerts?: { ledgerFile: string; profile: string };
+  alerts?: { ledger: () => Promise<Ledger>; profile: string };
   /** Journals a call the tier refused (the guard's journal, source `mcp`, rule `tier`); resolves once stored. */
   journalRefusal?: (name: OperationName, args: unknown, refusal: { rule: string; message: string }) => Promise<void>;
 }

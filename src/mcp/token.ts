@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { configDir } from '../config/config-file.js';
 import type { Env } from '../config/paths.js';
 import { withLock } from '../config/store.js';
-import { ConfigError, describeErrno } from '../order/errors.js';
+import { ConfigError, describeErrno } from '../common/errors.js';
 
 /** The tokens start so: a person (and a secret scanner) can tell one from a service token. */
 export const MCP_TOKEN_PREFIX = 'trade_mcp_';

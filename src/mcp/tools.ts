@@ -7,7 +7,7 @@
  * the tests and the command's checks run without it.
  */
 import * as z from 'zod';
-import { accountNameField } from '../order/schema.js';
+import { accountNameField } from '../service/order.js';
 import { type ArgsOf, OPERATION_NAMES, OPERATIONS, type OperationName, type OperationSpec, parseArgs } from '../service/operations.js';
 import { TIERS, type Tier } from './tiers.js';
 
@@ -77,7 +77,7 @@ export function takesDefaultAccount(name: OperationName): boolean {
 export function inputJsonSchemaOf(name: OperationName, defaultAccount?: string): Record<string, unknown> {
   const spec = OPERATIONS[name] as OperationSpec;
   const fields: Record<string, z.core.$ZodType> = { ...spec.fields() };
-  if (defaultAccount !== undefined && takesDefaultAccount(name)) fields.account = accountNameField.prefault(defaultAccount);
+  if (defaultAccount !== undefined && takesDefaultAccount(name)) fields.account = accountNameField().prefault(defaultAccount);
   const { $schema: _draft, ...schema } = z.toJSONSchema(z.strictObject(fields), { io: 'input', target: 'draft-7' }) as Record<string, unknown>;
   return schema;
 }

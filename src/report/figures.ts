@@ -1,7 +1,7 @@
 /**
  * The figures of a set of closed trades (issue 30), in money after commission, as the usual
  * strategy reports print them (TradingView's Performance Summary, NinjaTrader's Trade Performance,
- * LEAN's backtest report). Definitions, in README "Reports":
+ * LEAN's backtest report). Definitions, in docs/reports.md:
  *
  * - a trade wins when its net P&L is above 0 and loses when below; 0 is neither;
  * - gross profit and gross loss are the sums of the winners' and the losers' net P&L;

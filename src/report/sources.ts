@@ -7,7 +7,7 @@
  */
 import type { Backend } from '../backends/types.js';
 import type { Engine } from '../engine/engine.js';
-import { ConfigError, RejectedError, TradeError } from '../order/errors.js';
+import { ConfigError, RejectedError, TradeError } from '../common/errors.js';
 import type { History } from './history.js';
 import { MAX_LOOKBACK_S } from './recorder.js';
 import type { ReportSource } from './report.js';

@@ -3,7 +3,7 @@
  * named by the date it ends on, so a fill at 18:00 Chicago on a Tuesday is Wednesday's. The
  * report's window (`--from`, `--to`, `--days`) is read here.
  */
-import { UsageError } from '../order/errors.js';
+import { UsageError } from '../common/errors.js';
 import { chicagoWallClock, DAY_MS, fromChicagoWallClock, HOUR_MS, tradingDayStart } from '../service/chicago.js';
 
 /** `2025-09-03`: the trading day an instant belongs to. */

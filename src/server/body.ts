@@ -8,8 +8,8 @@
  * JSON, a key given twice, a key that could reach a prototype.
  */
 import type { FastifyInstance } from 'fastify';
-import { formatIssues } from '../order/errors.js';
-import { show } from '../order/schema.js';
+import { formatIssues } from '../common/errors.js';
+import { show } from '../service/order.js';
 import { duplicateKeyIssues, duplicateKeys } from '../service/strict-json.js';
 
 /** A body `trade serve` refuses: the status and the whole `error` text of its `{error}` reply. */

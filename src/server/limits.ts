@@ -4,12 +4,12 @@
  * `count` per `period`; one bucket per server, because every client holds the same token and so
  * is the same caller.
  */
-import { UsageError } from '../order/errors.js';
+import { UsageError } from '../common/errors.js';
 
 export const BODY_LIMIT = 64 * 1024;
 
 /**
- * The bounds of the HTTP side (README "Limits"). Node checks the two timeouts every
+ * The bounds of the HTTP side (docs/reliability.md "Limits"). Node checks the two timeouts every
  * `checkIntervalMs`, so a timed-out request is refused up to that much later.
  */
 export interface HttpLimits {

@@ -1,4 +1,4 @@
-import { printable } from '../order/schema.js';
+import { printable } from '../service/order.js';
 
 /**
  * The 404 of an unknown route (service-reference.md §1.1, §6.1): the structured body with up to

@@ -7,7 +7,7 @@
 import type { Engine } from '../engine/engine.js';
 import { simulate } from '../engine/service.js';
 import { AbandonedError, type Committer } from '../engine/committer.js';
-import { RejectedError, StoreError, UsageError } from '../order/errors.js';
+import { RejectedError, StoreError, UsageError } from '../common/errors.js';
 import { OPERATIONS, type OperationName, parseArgs } from '../service/operations.js';
 
 /** What an operation answers: the HTTP status and the exact JSON body (also the RPC's `data`). */

@@ -112,7 +112,7 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
     logger: false,
     bodyLimit: BODY_LIMIT,
     // A slow client (slowloris) cannot hold a connection: headers, then the whole request, must
-    // arrive in time, and an idle keep-alive connection is closed (README "Limits").
+    // arrive in time, and an idle keep-alive connection is closed (docs/reliability.md "Limits").
     http: { headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs, connectionsCheckingInterval: limits.checkIntervalMs },
     requestTimeout: limits.requestTimeoutMs,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
@@ -245,7 +245,7 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
 
   // Pipelined requests of one connection are all parsed at once, and Node answers them in order;
   // beyond the cap they are refused as a rate limit is, nothing done, so one client cannot queue
-  // thousands of replies (README "Limits").
+  // thousands of replies (docs/reliability.md "Limits").
   const inFlight = new WeakMap<object, number>();
   app.addHook('onRequest', (request, reply, done) => {
     const socket = request.raw.socket;
@@ -263,7 +263,7 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
   // request then; without this its client would keep it open after the answer, and shutdown wait.
   // An upgrade request's socket is closed after any answer but the upgrade itself; say so too.
   app.addHook('onSend', (request, reply, payload, done) => {
-    // A refused request closes its connection too (README "Limits"): a client that sends no token,
+    // A refused request closes its connection too (docs/reliability.md "Limits"): a client that sends no token,
     // or a body too slow or too big, does not keep it; Node closes it once the answer is written.
     // A rate limit is not a refusal of the client: its next request, later, is welcome.
     const refused = reply.statusCode >= 400 && reply.statusCode < 500 && reply.statusCode !== 429;

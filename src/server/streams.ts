@@ -5,8 +5,8 @@
  * subscribes); each connection keeps its own instruments, throttle and P&L timer, and gives all
  * of them back when it closes.
  */
-import { MAX_LISTED_ISSUES, ValidationError } from '../order/errors.js';
-import { parseInstrument, show } from '../order/schema.js';
+import { MAX_LISTED_ISSUES, ValidationError } from '../common/errors.js';
+import { parseInstrument, show } from '../service/order.js';
 import type { Engine } from '../engine/engine.js';
 import { createStoreWatch, pnlUpdate, quoteOf, STORE_POLL_MS } from '../engine/streams.js';
 import type { QuoteObject } from '../service/shapes.js';

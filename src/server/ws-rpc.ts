@@ -8,8 +8,8 @@
  */
 import type { RawData, WebSocket } from 'ws';
 import type { Engine } from '../engine/engine.js';
-import { formatIssues } from '../order/errors.js';
-import { printable, show } from '../order/schema.js';
+import { formatIssues } from '../common/errors.js';
+import { printable, show } from '../service/order.js';
 import { duplicateKeyIssues, type KeyPath, parseStrictJson } from '../service/strict-json.js';
 import { isOperationName, OPERATIONS, type OperationName, operationForRpc, operationForWsName } from '../service/operations.js';
 import { dispatch, dispatchGrouped, INTERNAL_ERROR_BODY, type OperationResult } from './operations.js';
@@ -125,7 +125,7 @@ function grouped(ctx: RpcServerContext, message: Parsed): boolean {
 const GROUPED_PER_TURN = 64;
 
 /**
- * The bounds of one connection (README "Limits"): messages wait in a queue and are answered one
+ * The bounds of one connection (docs/reliability.md "Limits"): messages wait in a queue and are answered one
  * at a time, yielding to the event loop between them, so one busy client cannot starve the rest.
  * While the replies waiting to be written exceed `highWaterBytes`, or the queue holds
  * `maxQueued` messages, the socket is not read (TCP pushes back on the client); a client that

@@ -26,7 +26,7 @@ export interface ContractSpec {
   dayEnd: string;
   /**
    * The price the simulator's `demo` price source starts an instrument of this root at when no
-   * price was ever set (README "Paper trading"): a round level near the market's, on the tick.
+   * price was ever set (docs/paper-trading.md): a round level near the market's, on the tick.
    */
   demoPrice?: number;
   /** Added or overridden by the user (`trade contract add`), not the table's own. */

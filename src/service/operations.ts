@@ -9,7 +9,7 @@
  * Schemas are built on first use: the table itself costs nothing at start-up.
  */
 import * as z from 'zod';
-import { type FieldIssue, ValidationError } from '../order/errors.js';
+import { type FieldIssue, ValidationError } from '../common/errors.js';
 import {
   accountNameField,
   type Action,
@@ -21,6 +21,7 @@ import {
   MAX_PRICE,
   MAX_QUANTITY,
   nameField,
+  noteBuilt,
   type Order,
   orderBodyShape,
   orderIdField,
@@ -34,7 +35,7 @@ import {
   toIssues,
   upperEnum,
   wholeNumberField,
-} from '../order/schema.js';
+} from './order.js';
 import {
   type AccountRead,
   type AccountsReply,
@@ -109,7 +110,7 @@ export interface InstrumentArgs {
 }
 /**
  * A page of a long list: `trade serve` answers at most LIST_PAGE_MAX items per call and, when
- * more remain, a `nextCursor` to pass back as `cursor` (README "Limits"). Not in the reference:
+ * more remain, a `nextCursor` to pass back as `cursor` (docs/reliability.md "Limits"). Not in the reference:
  * the service's own lists are not paged, and a client sends these only to follow a nextCursor.
  */
 export interface PageArgs {
@@ -196,7 +197,7 @@ export interface InfoArgs {
   instrument?: string;
 }
 
-const account = () => ({ account: accountNameField });
+const account = () => ({ account: accountNameField() });
 /** A cursor is the position of the last item of the page before: digits only. */
 const page = () => ({
   limit: wholeNumberField(1, LIST_PAGE_MAX).optional(),
@@ -213,7 +214,11 @@ const changedPrice = () =>
     .nonnegative({ error: (iss) => `must be a positive number, ${LEAVE_IT}, got ${show(iss.input)}` })
     .max(MAX_PRICE, { error: (iss) => `must be at most ${MAX_PRICE}, got ${show(iss.input)}` })
     .optional();
-const { orderId: _clientOrderId, ...replaceBodyShape } = orderBodyShape;
+/** The order body without a client's own order id (a Replace keeps the order's id). */
+const replaceBodyShape = () => {
+  const { orderId: _clientOrderId, ...rest } = orderBodyShape();
+  return rest;
+};
 const PERIOD_TYPES = ['minute', 'second', 'day', 'week', 'month', 'year', 'tick', 'range', 'renko'] as const;
 /** Any filter given: a flatten of `POST /positions/flatten` with one is sent as `Flatten` over WebSocket (§3.14). */
 export const hasFlattenFilter = (args: object) => ['account', 'instrument', 'marketPosition'].some((k) => (args as Record<string, unknown>)[k] != null);
@@ -228,7 +233,7 @@ export const OPERATIONS = {
     guard: 'order',
     effect: 'the order may have been placed',
     summary: 'Place an order',
-    fields: () => ({ ...account(), ...orderBodyShape, ...placeGuardsShape }),
+    fields: () => ({ ...account(), ...orderBodyShape(), ...placeGuardsShape() }),
     check: priceRules,
     reply: readSchemas.orderId,
   }),
@@ -241,7 +246,7 @@ export const OPERATIONS = {
     guard: 'order',
     effect: 'the position may have been closed and the order placed',
     summary: "Cancel the instrument's orders, close any position, then place an order",
-    fields: () => ({ ...account(), ...orderBodyShape, ...placeGuardsShape }),
+    fields: () => ({ ...account(), ...orderBodyShape(), ...placeGuardsShape() }),
     check: priceRules,
     reply: readSchemas.orderId,
   }),
@@ -254,7 +259,7 @@ export const OPERATIONS = {
     guard: 'order',
     effect: 'the position may have been reversed',
     summary: 'Close the position in the instrument, then place an order',
-    fields: () => ({ ...account(), ...orderBodyShape }),
+    fields: () => ({ ...account(), ...orderBodyShape() }),
     check: priceRules,
     reply: readSchemas.orderId,
   }),
@@ -267,7 +272,7 @@ export const OPERATIONS = {
     guard: 'order',
     effect: 'the position may have been turned over',
     summary: 'Turn a position over: long N becomes short N (two market orders)',
-    fields: () => ({ ...account(), instrument: instrumentField }),
+    fields: () => ({ ...account(), instrument: instrumentField() }),
     reply: readSchemas.orderId,
   }),
   Cancel: row<CancelArgs, OrderIdReply>({
@@ -279,7 +284,7 @@ export const OPERATIONS = {
     guard: 'exit',
     effect: 'the order may have been cancelled',
     summary: 'Cancel a working order (and its OCO group)',
-    fields: () => ({ ...account(), orderId: orderIdField }),
+    fields: () => ({ ...account(), orderId: orderIdField() }),
     reply: readSchemas.orderId,
   }),
   CancelOrders: row<InstrumentFilterArgs, OrderIdsReply>({
@@ -291,7 +296,7 @@ export const OPERATIONS = {
     guard: 'exit',
     effect: 'orders may have been cancelled',
     summary: "Cancel an account's working orders (of one instrument, or all)",
-    fields: () => ({ ...account(), instrument: instrumentField.optional() }),
+    fields: () => ({ ...account(), instrument: instrumentField().optional() }),
     reply: readSchemas.orderIds,
   }),
   CancelAllOrders: row<CancelAllArgs, OrderIdsReply>({
@@ -303,7 +308,7 @@ export const OPERATIONS = {
     guard: 'exit',
     effect: 'orders may have been cancelled',
     summary: 'Cancel every working order of every account (of one instrument, or all)',
-    fields: () => ({ instrument: instrumentField.optional() }),
+    fields: () => ({ instrument: instrumentField().optional() }),
     reply: readSchemas.orderIds,
   }),
   Change: row<ChangeArgs, OrderIdReply>({
@@ -317,7 +322,7 @@ export const OPERATIONS = {
     summary: 'Change the quantity, limit or stop price of a working order',
     fields: () => ({
       ...account(),
-      orderId: orderIdField,
+      orderId: orderIdField(),
       quantity: wholeNumberField(0, MAX_QUANTITY, `must be a whole number from 1 to ${MAX_QUANTITY}, ${LEAVE_IT}`).optional(),
       limitPrice: changedPrice(),
       stopPrice: changedPrice(),
@@ -334,7 +339,7 @@ export const OPERATIONS = {
     guard: 'order',
     effect: 'the order may have been replaced',
     summary: 'Cancel a working order and place another in one step',
-    fields: () => ({ ...account(), orderId: orderIdField, ...replaceBodyShape }),
+    fields: () => ({ ...account(), orderId: orderIdField(), ...replaceBodyShape() }),
     check: priceRules,
     reply: readSchemas.orderId,
   }),
@@ -349,11 +354,11 @@ export const OPERATIONS = {
     summary: "Cancel the instrument's orders, then protect the position with a take-profit and a stop-loss",
     fields: () => ({
       ...account(),
-      instrument: instrumentField,
+      instrument: instrumentField(),
       action: upperEnum(ACTIONS),
       quantity: wholeNumberField(1, MAX_QUANTITY),
-      takeProfit: priceField.optional(),
-      stopLoss: priceField.optional(),
+      takeProfit: priceField().optional(),
+      stopLoss: priceField().optional(),
       timeInForce: upperEnum(TIMES_IN_FORCE).optional(),
     }),
     check: (args) => (args.takeProfit === undefined && args.stopLoss === undefined ? [{ field: 'takeProfit', message: 'give takeProfit, stopLoss or both' }] : []),
@@ -366,7 +371,7 @@ export const OPERATIONS = {
     ws: ['GetOrder'],
     movesMoney: false,
     summary: 'One order',
-    fields: () => ({ ...account(), orderId: orderIdField }),
+    fields: () => ({ ...account(), orderId: orderIdField() }),
     reply: readSchemas.order,
   }),
   GetOrders: row<OrdersArgs, OrdersReply>({
@@ -376,7 +381,7 @@ export const OPERATIONS = {
     ws: ['GetOrders', 'ListOrders'],
     movesMoney: false,
     summary: "An account's orders: active ones and the current trading day's",
-    fields: () => ({ ...account(), activeOnly: booleanField.optional(), ...page() }),
+    fields: () => ({ ...account(), activeOnly: booleanField().optional(), ...page() }),
     reply: readSchemas.orders,
   }),
   GetOrderStatus: row<OrderLookupArgs, OrderStatusReply>({
@@ -386,7 +391,7 @@ export const OPERATIONS = {
     ws: ['GetOrderStatus'],
     movesMoney: false,
     summary: "An order's state",
-    fields: () => ({ ...account(), orderId: orderIdField }),
+    fields: () => ({ ...account(), orderId: orderIdField() }),
     reply: readSchemas.orderStatus,
   }),
   GetOrderLifecycle: row<OrderLookupArgs, LooseReply>({
@@ -396,7 +401,7 @@ export const OPERATIONS = {
     ws: ['GetOrderLifecycle'],
     movesMoney: false,
     summary: "An order's events (not simulated)",
-    fields: () => ({ ...account(), orderId: orderIdField }),
+    fields: () => ({ ...account(), orderId: orderIdField() }),
     reply: readSchemas.loose,
     notSimulated: true,
   }),
@@ -411,7 +416,7 @@ export const OPERATIONS = {
     summary: 'Close a position at market, all of it or a part (quantity or percent)',
     fields: () => ({
       ...account(),
-      instrument: instrumentField,
+      instrument: instrumentField(),
       quantity: wholeNumberField(1, MAX_QUANTITY, 'must be greater than zero').optional(),
       // Checked below only when there is no quantity: "both given, quantity wins" (§3.10).
       percent: z.unknown().optional(),
@@ -436,7 +441,7 @@ export const OPERATIONS = {
     guard: 'exit',
     effect: 'positions may have been closed',
     summary: "Cancel an account's working orders and close its positions (of one instrument, or all)",
-    fields: () => ({ ...account(), instrument: instrumentField.optional() }),
+    fields: () => ({ ...account(), instrument: instrumentField().optional() }),
     reply: readSchemas.flatten,
   }),
   FlattenEverything: row<FlattenEverythingArgs, FlattenReply>({
@@ -448,7 +453,7 @@ export const OPERATIONS = {
     guard: 'exit',
     effect: 'positions may have been closed',
     summary: 'Close the positions meeting every filter (account, instrument, side); no filter closes everything everywhere',
-    fields: () => ({ account: accountNameField.optional(), instrument: instrumentField.optional(), marketPosition: sideField.optional() }),
+    fields: () => ({ account: accountNameField().optional(), instrument: instrumentField().optional(), marketPosition: sideField().optional() }),
     reply: readSchemas.flatten,
     wsApiFor: (args) => (hasFlattenFilter(args) ? 'Flatten' : 'FlattenEverything'),
   }),
@@ -459,7 +464,7 @@ export const OPERATIONS = {
     ws: ['GetPosition'],
     movesMoney: false,
     summary: 'The position in one instrument (Flat when there is none)',
-    fields: () => ({ ...account(), instrument: instrumentField }),
+    fields: () => ({ ...account(), instrument: instrumentField() }),
     reply: readSchemas.position,
   }),
   GetAllPositions: row<AllPositionsArgs, PositionsReply>({
@@ -469,7 +474,7 @@ export const OPERATIONS = {
     ws: ['GetAllPositions'],
     movesMoney: false,
     summary: 'The positions of every account',
-    fields: () => ({ includeFlat: booleanField.optional() }),
+    fields: () => ({ includeFlat: booleanField().optional() }),
     reply: readSchemas.positions,
   }),
   GetPositions: row<AccountPositionsArgs, PositionsReply>({
@@ -479,7 +484,7 @@ export const OPERATIONS = {
     ws: ['GetPositions', 'ListPositions'],
     movesMoney: false,
     summary: "One account's positions",
-    fields: () => ({ ...account(), includeFlat: booleanField.optional() }),
+    fields: () => ({ ...account(), includeFlat: booleanField().optional() }),
     reply: readSchemas.positions,
   }),
   ListAccounts: row<Record<string, never>, AccountsReply>({
@@ -529,7 +534,7 @@ export const OPERATIONS = {
     ws: ['GetQuote'],
     movesMoney: false,
     summary: 'Quotes: one instrument, or a comma list',
-    fields: () => ({ instrument: instrumentListField }),
+    fields: () => ({ instrument: instrumentListField() }),
     reply: readSchemas.quotes,
   }),
   GetQuoteLegacy: row<LegacyQuoteArgs, QuotesReply>({
@@ -540,7 +545,7 @@ export const OPERATIONS = {
     ws: ['GetQuote'],
     movesMoney: false,
     summary: 'Quotes through an account (the older route)',
-    fields: () => ({ ...account(), instrument: instrumentListField }),
+    fields: () => ({ ...account(), instrument: instrumentListField() }),
     reply: readSchemas.quotes,
   }),
   GetBars: row<BarsArgs, LooseReply>({
@@ -551,12 +556,12 @@ export const OPERATIONS = {
     movesMoney: false,
     summary: 'Historical bars',
     fields: () => ({
-      instrument: instrumentField,
+      instrument: instrumentField(),
       periodType: z.enum(PERIOD_TYPES, { error: (iss) => `must be one of ${PERIOD_TYPES.join(', ')}, got ${show(iss.input)}` }).optional(),
       period: wholeNumberField(1, 100_000).optional(),
       daysBack: wholeNumberField(1, 3_650).optional(),
-      from: isoTimeField.optional(),
-      to: isoTimeField.optional(),
+      from: isoTimeField().optional(),
+      to: isoTimeField().optional(),
       limit: wholeNumberField(1, 5_000).optional(),
     }),
     reply: readSchemas.loose,
@@ -568,7 +573,7 @@ export const OPERATIONS = {
     ws: ['GetMarketInfo'],
     movesMoney: false,
     summary: 'Session status and boundaries (not simulated)',
-    fields: () => ({ instrument: instrumentField.optional() }),
+    fields: () => ({ instrument: instrumentField().optional() }),
     reply: readSchemas.loose,
     notSimulated: true,
   }),
@@ -668,6 +673,7 @@ function argsSchema(operation: OperationSpec, mode: ArgsMode): z.ZodObject {
   if (!schema) {
     schema = mode === 'client' ? z.strictObject(operation.fields()) : z.object(operation.fields());
     schemas.set(key, schema);
+    noteBuilt(`args ${key}`);
   }
   return schema;
 }

@@ -11,8 +11,8 @@
  * between them is structure or a scalar. It keeps an explicit stack, so nesting as deep as
  * JSON.parse accepts cannot overflow it.
  */
-import type { FieldIssue } from '../order/errors.js';
-import { show } from '../order/schema.js';
+import type { FieldIssue } from '../common/errors.js';
+import { show } from './order.js';
 
 /** Where a key sits: object keys and array indexes from the top down. */
 export type KeyPath = ReadonlyArray<string | number>;

@@ -4,8 +4,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHttpBackend } from '../../src/backends/http.js';
-import { ConfigError, NetworkError, RateLimitedError, RejectedError } from '../../src/order/errors.js';
-import { parseOrder } from '../../src/order/schema.js';
+import { ConfigError, NetworkError, RateLimitedError, RejectedError } from '../../src/common/errors.js';
+import { parseOrder } from '../../src/service/order.js';
 
 const TOKEN = 'tok-0123456789-abcdefghij';
 let server: Server;

@@ -7,8 +7,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { createWsBackend } from '../../src/backends/ws.js';
-import { ConfigError, NetworkError, RateLimitedError, RejectedError } from '../../src/order/errors.js';
-import { parseOrder } from '../../src/order/schema.js';
+import { ConfigError, NetworkError, RateLimitedError, RejectedError } from '../../src/common/errors.js';
+import { parseOrder } from '../../src/service/order.js';
 
 const TOKEN = 'tok-0123456789-abcdefghij';
 let server: Server;

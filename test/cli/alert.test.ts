@@ -91,7 +91,7 @@ describe('trade alert --check', () => {
     expect(result).toEqual({
       code: 2,
       stdout: '',
-      stderr: "Error: invalid_format: missing ';' after 'key=[redacted]'\n  Nothing was sent. README \"TradingView alerts\" has the message language.\n",
+      stderr: "Error: invalid_format: missing ';' after 'key=[redacted]'\n  Nothing was sent. docs/webhook-reference.md has the message language.\n",
     });
     expect(await cli(['alert', '--check', BUY('qty=1.5;')])).toMatchObject({ code: 2, stderr: expect.stringContaining("Error: invalid_value: qty: '1.5' is not a whole number from 1 to 100000\n") });
     expect(await cli(['alert', '--check', 'no-such-file.txt'])).toMatchObject({ code: 2, stderr: expect.stringContaining('Error: Cannot read no-such-file.txt: ENOENT') });

@@ -129,14 +129,33 @@ describe('trade auth status', () => {
     expect(JSON.parse(down.stdout).service).toMatchObject({ checked: true, accepted: null, status: 'unreachable' });
   });
 
-  it('on embedded: no token needed, none sent; exit 0', async () => {
+  it('on embedded with no base URL: no token needed, none sent; exit 0', async () => {
     const result = await trade(['auth', 'status', '--json'], { TRADE_TOKEN: SERVE_SECRET });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({
       backend: { value: 'embedded', source: 'default' },
       token: { set: true, masked: masked(SERVE_SECRET), source: 'env', from: 'TRADE_TOKEN' },
-      service: { checked: false, accepted: null, status: 'not-needed', message: 'not checked: the embedded backend needs no token' },
+      service: { checked: false, accepted: null, status: 'not-needed', message: 'not checked: the embedded backend needs no token and no base URL is set' },
     });
+    const none = await trade(['auth', 'status', '--json'], { TRADE_BASE_URL: serve.url });
+    expect(none.code).toBe(0);
+    expect(JSON.parse(none.stdout).service).toEqual({
+      checked: false,
+      accepted: null,
+      status: 'not-needed',
+      url: null,
+      ms: null,
+      message: 'not checked: the embedded backend needs no token, and none is set',
+    });
+  });
+
+  it('on embedded with a base URL: the token is checked with its service, refused is exit 3', async () => {
+    expect((await trade(['config', 'set', 'base-url', serve.url])).code).toBe(0);
+    const refused = await trade(['auth', 'status'], { TRADE_TOKEN: WRONG_SECRET });
+    expect(refused.code).toBe(3);
+    expect(refused.stdout).toContain('  backend   embedded (default)\n');
+    expect(refused.stdout).toMatch(/\n {2}service {3}token refused \(GET http:\/\/127\.0\.0\.1:\d+\/v1\/api\/positions: Unauthorized in \d+ ms\); set a valid one with `trade login`\n$/);
+    expect(refused.stderr).toBe('Error: The service refused the token\n');
   });
 });
 
@@ -160,6 +179,20 @@ describe('trade login', () => {
     expect(saved().token).toBe(SERVE_SECRET);
     const status = await trade(['auth', 'status', '--json']);
     expect(JSON.parse(status.stdout)).toMatchObject({ token: { source: 'config' }, service: { accepted: true } });
+  });
+
+  it('on the default backend (embedded) with a base URL: saved once the service takes it, and auth status says it does', async () => {
+    expect((await trade(['config', 'set', 'base-url', serve.url])).code).toBe(0);
+    const login = await trade(['login', '--token-stdin'], {}, `${SERVE_SECRET}\n`);
+    expect(login.code).toBe(0);
+    expect(login.stderr).toMatch(/\n {2}token accepted \(GET http:\/\/127\.0\.0\.1:\d+\/v1\/api\/positions: HTTP 200 in \d+ ms\)\n$/);
+    expect(saved().token).toBe(SERVE_SECRET);
+    const status = await trade(['auth', 'status']);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain('  backend   embedded (default)\n');
+    expect(status.stdout).toContain(`  token     ${masked(SERVE_SECRET)} (config, profile default)\n`);
+    expect(status.stdout).toMatch(/\n {2}service {3}token accepted \(GET http:\/\/127\.0\.0\.1:\d+\/v1\/api\/positions: HTTP 200 in \d+ ms\)\n$/);
+    expect(JSON.parse((await trade(['auth', 'status', '--json'])).stdout).service).toMatchObject({ checked: true, accepted: true, status: 'ok' });
   });
 
   it('a service that cannot be asked: nothing saved, exit 4, and --no-verify saves it anyway', async () => {

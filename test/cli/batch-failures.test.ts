@@ -18,7 +18,7 @@ import { createIo } from '../../src/cli/io.js';
 import type { Env } from '../../src/config/paths.js';
 import { createEngine, createEngineOnDb } from '../../src/engine/engine.js';
 import { openStore } from '../../src/engine/store.js';
-import { IncompleteError } from '../../src/order/errors.js';
+import { IncompleteError } from '../../src/common/errors.js';
 import { tempHome } from '../helpers/cli.js';
 
 let env: Env;

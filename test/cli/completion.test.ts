@@ -4,7 +4,7 @@
  * built bin (`trade __complete`, on PATH as `trade`) reading a sandboxed store and config.
  * zsh and fish are not needed: their scripts are compared with bash's by what they name.
  */
-import { GUARD_KEYS } from '../../src/config/key-table.js';
+import { GUARD_KEYS, LEDGER_KEYS } from '../../src/config/key-table.js';
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { join } from 'node:path';
@@ -273,7 +273,7 @@ describe('zsh and fish scripts', () => {
     expect(bash.commands).not.toContain('__complete');
     expect(bash.flags).toContain('serve --token-file');
     expect(bash.flags).toContain('place --profile');
-    expect(bash.values).toEqual(new Set(['BUY', 'SELL', 'MARKET', 'LIMIT', 'STOPMARKET', 'STOPLIMIT', 'DAY', 'GTC', 'embedded', 'http', 'ws', 'long', 'short', 'flat', 'bash', 'zsh', 'fish', 'manual', 'demo', 'random', 'remote', 'replay', 'base-url', 'ws-url', 'backend', 'account', 'timeout', 'webhook-url', 'token', 'read', 'paper', 'trade', ...GUARD_KEYS]));
+    expect(bash.values).toEqual(new Set(['BUY', 'SELL', 'MARKET', 'LIMIT', 'STOPMARKET', 'STOPLIMIT', 'DAY', 'GTC', 'embedded', 'http', 'ws', 'long', 'short', 'flat', 'bash', 'zsh', 'fish', 'manual', 'demo', 'random', 'remote', 'replay', 'base-url', 'ws-url', 'backend', 'account', 'timeout', 'webhook-url', 'token', 'read', 'paper', 'trade', ...GUARD_KEYS, ...LEDGER_KEYS]));
     for (const other of [zsh, fish]) {
       expect([...other.commands].sort()).toEqual([...bash.commands].sort());
       expect([...other.flags].sort()).toEqual([...bash.flags].sort());

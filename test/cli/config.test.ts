@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
 import type { Env } from '../../src/config/paths.js';
-import { CancelledError } from '../../src/order/errors.js';
+import { CancelledError } from '../../src/common/errors.js';
 import { orderArgs, runBin, runCli, tempHome } from '../helpers/cli.js';
 import { CONFIG_TOKEN } from '../helpers/tokens.js';
 
@@ -79,7 +79,7 @@ describe('config store', () => {
       code: 2,
       stderr:
         "Error: Unknown config key 'colour'. Keys: token, base-url, ws-url, backend, account, timeout, webhook-url, guard.max-order-qty, guard.max-position, " +
-        'guard.instruments, guard.accounts, guard.window, guard.max-orders, guard.daily-loss, guard.duplicate-window, guard.confirm-live, guard.sim-accounts\n',
+        'guard.instruments, guard.accounts, guard.window, guard.max-orders, guard.daily-loss, guard.duplicate-window, guard.confirm-live, guard.sim-accounts, guard.ledger, guard.machine, guard.ledger-timeout\n',
     });
     expect(await runCli(['config', 'set', 'guard.max-order-qty', 'ten'], env)).toMatchObject({
       code: 3,

@@ -41,12 +41,32 @@ describe('help', () => {
       '',
       'place',
       'reverse',
-      'cancel',
-      'replace',
       'modify',
+      'replace',
+      'cancel',
       'bracket',
+      'orders',
+      'order',
+      'batch',
+      'alert',
+      'positions',
+      'position',
       'close',
       'flatten',
+      'account',
+      'accounts',
+      'accounts list',
+      'accounts snapshot',
+      'accounts add',
+      'executions',
+      'execution',
+      'report',
+      'quote',
+      'watch',
+      'watch quotes',
+      'watch pnl',
+      'watch orders',
+      'watch executions',
       'price',
       'price set',
       'price replay',
@@ -64,49 +84,16 @@ describe('help', () => {
       'atm add',
       'atm list',
       'atm remove',
-      'positions',
-      'orders',
-      'order',
-      'position',
-      'quote',
-      'executions',
-      'execution',
-      'report',
-      'account',
-      'accounts',
-      'accounts list',
-      'accounts snapshot',
-      'accounts add',
-      'watch',
-      'watch quotes',
-      'watch pnl',
-      'watch orders',
-      'watch executions',
-      'batch',
-      'alert',
-      'config',
-      'config set',
-      'config get',
-      'config unset',
-      'config list',
-      'config path',
-      'login',
-      'logout',
-      'auth',
-      'auth status',
-      'completion',
-      'halt',
-      'resume',
       'guard',
       'guard show',
       'guard test',
+      'guard init',
       'guard reset',
+      'halt',
+      'resume',
       'history',
       'reconcile',
-      'doctor',
       'serve',
-      'mcp',
-      'mcp token',
       'sandbox',
       'sandbox inject',
       'sandbox rules',
@@ -117,6 +104,20 @@ describe('help', () => {
       'sandbox restore',
       'sandbox reset',
       'sandbox clock',
+      'mcp',
+      'mcp token',
+      'login',
+      'logout',
+      'auth',
+      'auth status',
+      'config',
+      'config set',
+      'config get',
+      'config unset',
+      'config list',
+      'config path',
+      'doctor',
+      'completion',
     ]);
   });
 
@@ -132,6 +133,57 @@ describe('help', () => {
       expect(result.stdout).toMatchSnapshot();
     },
   );
+
+  it('trade --help groups the commands by what a trader does, then examples and where to read more', async () => {
+    const help = (await runCli(['--help'], env)).stdout;
+    const groups: Record<string, string[]> = {};
+    let heading: string | undefined;
+    for (const line of help.split('\n')) {
+      if (/^\S.*:$/.test(line)) (groups[(heading = line)] ??= []);
+      else if (heading && /^ {2}[a-z]/.test(line)) groups[heading]!.push(line.trim().split(/\s+/)[0]!);
+      else if (line === '') heading = undefined;
+    }
+    expect(Object.keys(groups)).toEqual([
+      'Options:',
+      'Orders:',
+      'Positions and account:',
+      'Market data:',
+      'The simulator (embedded engine):',
+      'Safety: the guard:',
+      'Testing and agents:',
+      'Setup:',
+      'Examples:',
+      'Learn more:',
+    ]);
+    expect(groups).toEqual({
+      'Options:': [],
+      'Orders:': ['place', 'reverse', 'modify', 'replace', 'cancel', 'bracket', 'orders', 'order', 'batch', 'alert'],
+      'Positions and account:': ['positions', 'position', 'close', 'flatten', 'account', 'accounts', 'executions', 'execution', 'report'],
+      'Market data:': ['quote', 'watch'],
+      'The simulator (embedded engine):': ['price', 'contract', 'atm'],
+      'Safety: the guard:': ['guard', 'halt', 'resume', 'history', 'reconcile'],
+      'Testing and agents:': ['serve', 'sandbox', 'mcp'],
+      'Setup:': ['login', 'logout', 'auth', 'config', 'doctor', 'completion', 'help'],
+      'Examples:': [],
+      'Learn more:': ['trade', 'docs/commands.md', 'docs/README.md'],
+    });
+    // The list names a command with its arguments, not with forty "[options]".
+    expect(help).toMatch(/\n {2}modify <order-id> +Change a working order's quantity, limit or stop\n/);
+    expect(help).toMatch(/\n {2}place +Place an order\n/);
+    expect(help.slice(help.indexOf('\nLearn more:'))).toBe(
+      [
+        '',
+        'Learn more:',
+        "  trade help COMMAND  a command's flags and examples (or trade COMMAND --help)",
+        '  docs/commands.md    every command on one page; man trade, the same as a man page',
+        '  docs/README.md      the manual: going live, the guard, trade serve, paper trading',
+        '',
+        '',
+      ].join('\n'),
+    );
+    // A command group keeps commander's terms and its own help command.
+    expect((await runCli(['price', '--help'], env)).stdout).toMatch(/\n {2}set \[options\] <instrument> <price> +Set the last price/);
+  });
 
   it('hides only the commands meant for scripts, and they still run', async () => {
     const io = createIo({ stdin: new PassThrough(), stdout: { write: () => true }, stderr: { write: () => true } }, env);

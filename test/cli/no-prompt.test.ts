@@ -77,7 +77,7 @@ describe('no prompt', () => {
       inputs: Record<string, { imports: Array<{ path: string; kind: string }> }>;
     };
     const inputs = Object.keys(meta.inputs);
-    // Not bundled: @inquirer/prompts is ES modules only, imported at run time (src/import-esm.ts).
+    // Not bundled: @inquirer/prompts is ES modules only, imported at run time (src/common/import-esm.ts).
     expect(inputs.filter((f) => f.includes('@inquirer/'))).toEqual([]);
     const files = inputs.filter((f) => !f.includes(':')); // not esbuild's virtual modules
     const importers = files.filter((f) => readFileSync(new URL(`../../${f}`, import.meta.url), 'utf8').includes("'@inquirer/prompts'"));

@@ -5,8 +5,8 @@ import type { CommandContext } from '../../src/cli/context.js';
 import { createIo, type InputStream } from '../../src/cli/io.js';
 import { confirmOrder, promptDraft, promptMode, summaryLine } from '../../src/cli/order-prompts.js';
 import type { ConfirmQuestion, Prompter, SelectQuestion, TextQuestion } from '../../src/cli/prompts.js';
-import { CancelledError, UsageError } from '../../src/order/errors.js';
-import { parseOrder } from '../../src/order/schema.js';
+import { CancelledError, UsageError } from '../../src/common/errors.js';
+import { parseOrder } from '../../src/service/order.js';
 import { CONTRACT_ROOTS } from '../../src/service/contracts.js';
 
 const ROOTS = CONTRACT_ROOTS.join(', ');

@@ -298,3 +298,59 @@ describe('cancelling', () => {
   });
 });
 
+
+describe('trade place at a terminal: a mistake is caught where it is typed', () => {
+  it("refuses a price off the instrument's tick at its prompt, naming the nearest valid prices, with the last price shown", async () => {
+    expect((await runCli(['price', 'set', 'ES 09-25', '6000.25'], env)).code).toBe(0);
+    const argv = ['place', '--account', 'Sim101', '--instrument', 'es 09-25', '--action', 'BUY', '--quantity', '1', '--order-type', 'LIMIT', '--tif', 'DAY'];
+    const result = await interactive(argv, async (t) => {
+      await t.answer('Limit price (last 6000.25)', ...'5999.1', enter);
+      await t.waitFor('5999.1 is not a multiple of the tick size 0.25 of ES; the nearest valid prices are 5999 and 5999.25');
+      await t.type(backspace, ...'25', enter);
+      await t.answer('Send this order?', enter);
+    });
+    expect(result.code).toBe(0);
+    expect(answered(result.screen)).toEqual(['✔ Limit price (last 6000.25) 5999.25', '✔ Send this order? Yes']);
+    expect(storeRows('SELECT instrument, order_type, limit_price FROM orders')).toEqual([
+      { instrument: 'ES 09-25', order_type: 'LIMIT', limit_price: 5999.25 },
+    ]);
+  });
+
+  it('asks a price without a hint when the instrument has no last price, and checks the stop price against the tick too', async () => {
+    const argv = ['place', '--account', 'Sim101', '--instrument', 'NQ 12-25', '--action', 'SELL', '--quantity', '1', '--order-type', 'STOPMARKET', '--tif', 'DAY'];
+    const result = await interactive(argv, async (t) => {
+      await t.answer('Stop price', ...'21000.3', enter);
+      await t.waitFor('21000.3 is not a multiple of the tick size 0.25 of NQ; the nearest valid prices are 21000.25 and 21000.5');
+      await t.type(backspace, ...'5', enter);
+      await t.answer('Send this order?', enter);
+    });
+    expect(result.code).toBe(0);
+    expect(answered(result.screen)).toEqual(['✔ Stop price 21000.5', '✔ Send this order? Yes']);
+    expect(storeRows('SELECT stop_price FROM orders')).toEqual([{ stop_price: 21000.5 }]);
+  });
+
+  it("refuses a quantity above the guard's max-order-qty at its prompt, naming where the rule is set", async () => {
+    const result = await interactive(['place', ...orderArgs({ '--quantity': null })], async (t) => {
+      await t.answer('Quantity', '5', enter);
+      await t.waitFor("5 is above the guard's max-order-qty of 3 (TRADE_GUARD_MAX_ORDER_QTY): the guard would refuse it");
+      await t.type(backspace, '3', enter);
+      await t.answer('Send this order?', enter);
+    }, { TRADE_GUARD_MAX_ORDER_QTY: '3' });
+    expect(result.code).toBe(0);
+    expect(storeRows('SELECT quantity FROM orders')).toEqual([{ quantity: 3 }]);
+  });
+
+  it('wraps a long refusal at word boundaries to the terminal width', async () => {
+    const argv = ['place', '--account', 'Sim101', '--instrument', 'ES 09-25', '--action', 'BUY', '--quantity', '1', '--order-type', 'LIMIT', '--tif', 'DAY'];
+    const result = await interactive(argv, async (t) => {
+      await t.answer('Limit price', ...'5999.1', enter);
+      await t.waitFor('5999 and 5999.25');
+      await t.type(ctrlC);
+    }, { COLUMNS: '40' });
+    expect(result.code).toBe(130);
+    expect(result.screen).toContain(
+      '> 5999.1 is not a multiple of the tick\n  size 0.25 of ES; the nearest valid\n  prices are 5999 and 5999.25\n',
+    );
+    expect(storeRows('SELECT * FROM orders')).toEqual([]);
+  });
+});

@@ -16,7 +16,7 @@ import { createWsBackend } from '../../src/backends/ws.js';
 import type { Backend } from '../../src/backends/types.js';
 import { maskToken } from '../../src/config/keys.js';
 import type { Env } from '../../src/config/paths.js';
-import { parseOrder } from '../../src/order/schema.js';
+import { parseOrder } from '../../src/service/order.js';
 import { BIN, orderArgs, runBin, tempHome, type CliResult } from '../helpers/cli.js';
 import { SERVE_SECRET, WRONG_SECRET } from '../helpers/tokens.js';
 import { closedPort } from '../helpers/ports.js';

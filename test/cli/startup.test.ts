@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Env } from '../../src/config/paths.js';
-import { VERSION } from '../../src/version.js';
+import { VERSION } from '../../src/common/version.js';
 import { BIN, orderArgs, tempHome } from '../helpers/cli.js';
 import { killServes, startServe } from '../helpers/serve-process.js';
 import { spawnSyncRecorded } from '../helpers/spawn.js';
@@ -36,6 +36,8 @@ interface Trace {
   loaded: string[];
   /** Intl objects built. */
   intl: string[];
+  /** Schemas built (src/order/schema.ts's fields, the operation table's args), by name. */
+  schemas: string[];
 }
 
 function trace(argv: string[], extraEnv: Env = {}, bin = BIN, node: string[] = []): Trace {
@@ -53,6 +55,7 @@ function trace(argv: string[], extraEnv: Env = {}, bin = BIN, node: string[] = [
     modules: field('module'),
     loaded: [...field('require'), ...esm.map((url) => (url.startsWith('file:') ? fileURLToPath(url) : url))],
     intl: field('intl'),
+    schemas: field('schema'),
   };
 }
 
@@ -89,13 +92,27 @@ describe('start-up weight', () => {
     const t = trace(['place', ...orderArgs()]);
     expect(t.stdout).toMatch(/^Placed BUY 1 ES 09-25 MARKET DAY\n/);
     expect(commands(t)).toEqual(['src/cli/commands/place.ts']);
-    expect(t.modules).toEqual(expect.arrayContaining(['src/order/schema.ts', 'src/engine/engine.ts', 'src/backends/embedded.ts']));
+    expect(t.modules).toEqual(expect.arrayContaining(['src/service/order.ts', 'src/engine/engine.ts', 'src/backends/embedded.ts']));
     expect(t.loaded.some((f) => f.includes('node_modules/better-sqlite3/'))).toBe(true);
     expect(heavy(t)).toEqual([]);
     // Neither the other backends' nor the stream events' schemas, nor commander's child_process.
     expect(t.modules.filter((m) => /src\/(backends\/(http|ws|probe)|service\/events)\.ts$/.test(m))).toEqual([]);
     expect(t.loaded.filter((f) => f === 'node:child_process')).toEqual([]);
     expect(t.intl).toEqual([]);
+  });
+
+  it('place builds the validators of the fields it checks and no other (issue 34)', () => {
+    // A MARKET order: no price, OCO, strategy, order id or guard rule is built, nor any operation's args.
+    const market = trace(['place', ...orderArgs()]);
+    expect(market.stdout).toMatch(/^Placed BUY 1 ES 09-25 MARKET DAY\n/);
+    expect(market.schemas.sort()).toEqual(['account', 'action', 'instrument', 'orderType', 'quantity', 'timeInForce']);
+    // A LIMIT order with an OCO id adds exactly those two rules (the limit price's and the name's).
+    const limit = trace(['place', ...orderArgs({ '--order-type': 'LIMIT', '--limit-price': '4500', '--oco-id': 'pair-1' })]);
+    expect(limit.stdout).toMatch(/^Placed BUY 1 ES 09-25 LIMIT limit 4500 DAY OCO pair-1\n/);
+    expect(limit.schemas.sort()).toEqual(['account', 'action', 'instrument', 'limitPrice', 'ocoId', 'orderType', 'price', 'quantity', 'timeInForce']);
+    expect(commands(limit)).toEqual(['src/cli/commands/place.ts']);
+    // --help builds none.
+    expect(trace(['place', '--help']).schemas).toEqual([]);
   });
 
   it("place on ws loads ws and SQLite (the guard's ledger), but no undici (only reads need it), engine, inquirer or server", async () => {

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runWatchOrders, runWatchPnl, runWatchQuotes } from '../../src/cli/commands/watch.js';
 import type { Env } from '../../src/config/paths.js';
 import { createEngine } from '../../src/engine/engine.js';
-import { NetworkError } from '../../src/order/errors.js';
+import { NetworkError } from '../../src/common/errors.js';
 import { orderArgs, runBin, runCli, tempHome } from '../helpers/cli.js';
 import { inProcess, until } from '../helpers/in-process.js';
 import { killLongRuns, startBin } from '../helpers/long-run.js';

@@ -10,8 +10,8 @@ import { createEmbeddedBackend } from '../../src/backends/embedded.js';
 import { createHttpBackend } from '../../src/backends/http.js';
 import type { Backend } from '../../src/backends/types.js';
 import { createWsBackend } from '../../src/backends/ws.js';
-import { RejectedError } from '../../src/order/errors.js';
-import { parseOrder, type Order } from '../../src/order/schema.js';
+import { RejectedError } from '../../src/common/errors.js';
+import { parseOrder, type Order } from '../../src/service/order.js';
 import { startReferenceDouble } from '../helpers/reference-double.js';
 import { startServer, TOKEN } from '../server/harness.js';
 

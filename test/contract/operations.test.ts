@@ -17,7 +17,7 @@ import { createHttpBackend } from '../../src/backends/http.js';
 import type { Backend, CallResult } from '../../src/backends/types.js';
 import { createWsBackend } from '../../src/backends/ws.js';
 import { SIMULATOR } from '../../src/engine/service.js';
-import { ConfigError, NetworkError, RateLimitedError, RejectedError } from '../../src/order/errors.js';
+import { ConfigError, NetworkError, RateLimitedError, RejectedError } from '../../src/common/errors.js';
 import {
   type ArgsOf,
   OPERATION_NAMES,

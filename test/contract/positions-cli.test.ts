@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Env } from '../../src/config/paths.js';
-import { parseOrder } from '../../src/order/schema.js';
+import { parseOrder } from '../../src/service/order.js';
 import { orderArgs, runCli, tempHome } from '../helpers/cli.js';
 import { startServer, TOKEN, type Harness } from '../server/harness.js';
 

@@ -203,3 +203,18 @@ describe.each(['http', 'ws'] as const)('trade --backend %s against the reference
     expect(placements.some((r) => r.status === 429)).toBe(true);
   }, 20_000);
 });
+
+describe('trade auth status on the default backend (embedded), against the reference double', () => {
+  it('checks the token with the service at the base URL: one GetAllPositions over HTTP, nothing placed', async () => {
+    double = await startReferenceDouble({ prices: { [ES]: 5000 } });
+    home = tempHome();
+    const env: Env = { ...home.env, TRADE_BASE_URL: `${double.url}/v1/api`, TRADE_TOKEN: double.token };
+    const status = await runCli(['auth', 'status', '--json'], env);
+    expect(status.code).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject({ backend: { value: 'embedded' }, service: { checked: true, accepted: true, status: 'ok' } });
+    expect(double.requests.map((r) => [r.transport, r.api])).toEqual([['http', 'GetAllPositions']]);
+    const refused = await runCli(['auth', 'status', '--json'], { ...env, TRADE_TOKEN: `${double.token}x` });
+    expect(refused.code).toBe(3);
+    expect(JSON.parse(refused.stdout).service).toMatchObject({ checked: true, accepted: false, status: 'auth-refused' });
+  });
+});

@@ -5,8 +5,8 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createEngine, nextPosition, type Engine } from '../../src/engine/engine.js';
 import { JOURNAL_SIZE_LIMIT, MIGRATIONS, SCHEMA_VERSION } from '../../src/engine/store.js';
-import { RejectedError } from '../../src/order/errors.js';
-import { parseOrder, type Order } from '../../src/order/schema.js';
+import { RejectedError } from '../../src/common/errors.js';
+import { parseOrder, type Order } from '../../src/service/order.js';
 
 let dir: string;
 let engine: Engine;

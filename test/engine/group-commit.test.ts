@@ -7,8 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AbandonedError, createCommitter } from '../../src/engine/committer.js';
 import { createEngine, createEngineOnDb } from '../../src/engine/engine.js';
 import { openStore } from '../../src/engine/store.js';
-import { RejectedError } from '../../src/order/errors.js';
-import { parseOrder } from '../../src/order/schema.js';
+import { RejectedError } from '../../src/common/errors.js';
+import { parseOrder } from '../../src/service/order.js';
 import { testEngine, type TestEngine } from '../helpers/engine.js';
 
 let t: TestEngine;

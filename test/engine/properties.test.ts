@@ -14,8 +14,8 @@
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { RejectedError } from '../../src/order/errors.js';
-import { parseOrder, type Order } from '../../src/order/schema.js';
+import { RejectedError } from '../../src/common/errors.js';
+import { parseOrder, type Order } from '../../src/service/order.js';
 import { testEngine, type TestEngine } from '../helpers/engine.js';
 
 const ACCOUNTS = ['Sim101', 'Sim102'];

@@ -15,7 +15,7 @@ import { createEngine, type Engine, type ReplayRecord } from '../../src/engine/e
 import { readSessionTime } from '../../src/engine/clock.js';
 import { batchOf } from '../../src/engine/replay-batch.js';
 import { simulate } from '../../src/engine/service.js';
-import { parseOrder } from '../../src/order/schema.js';
+import { parseOrder } from '../../src/service/order.js';
 import { parseArgs } from '../../src/service/operations.js';
 
 const ES = 'ES 06-26';

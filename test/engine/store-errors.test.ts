@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createEngineOnDb, type Engine } from '../../src/engine/engine.js';
 import { openStore } from '../../src/engine/store.js';
 import { toStoreError } from '../../src/engine/store-errors.js';
-import { StoreError } from '../../src/order/errors.js';
+import { StoreError } from '../../src/common/errors.js';
 import { createServer } from '../../src/server/server.js';
 import { order } from '../helpers/engine.js';
 import { TOKEN } from '../server/harness.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/engine/engine.js';
-import { RejectedError } from '../../src/order/errors.js';
+import { RejectedError } from '../../src/common/errors.js';
 import { holdReading } from '../helpers/sqlite-hold.js';
 
 const dirs: string[] = [];

@@ -4,27 +4,23 @@
  * killed while holding lets go of it; an order that may add to a position waits for it and is
  * refused (journaled) when the wait is over, while an exit and a reducing order go on at once.
  */
-import type { ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { embeddedBackendOn } from '../../src/backends/embedded.js';
 import { guardBackend } from '../../src/guard/guard.js';
 import { openLedger, type Ledger } from '../../src/guard/ledger.js';
 import { buildRules } from '../../src/guard/rules.js';
-import { GuardError } from '../../src/order/errors.js';
+import { GuardError } from '../../src/common/errors.js';
 import { order, testEngine, type TestEngine } from '../helpers/engine.js';
-import { spawnRecorded } from '../helpers/spawn.js';
-
-const LIB = fileURLToPath(new URL('../../dist/lib.js', import.meta.url));
+import { holderProcess } from '../helpers/ledger-hold.js';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-function ledgerOf(t: TestEngine): Ledger {
-  const ledger = openLedger(join(t.file, '..', 'guard.db'));
+async function ledgerOf(t: TestEngine): Promise<Ledger> {
+  const ledger = await openLedger(join(t.file, '..', 'guard.db'));
   cleanups.push(() => ledger.close());
   return ledger;
 }
@@ -36,26 +32,11 @@ function engineWithPrice(): TestEngine {
   return t;
 }
 
-/** A child process (the built library) that takes the account's lock and says `held`, then waits to be killed. */
-async function holderProcess(ledgerFile: string, account: string): Promise<ChildProcess> {
-  const script = `
-    const { openLedger } = await import(${JSON.stringify(LIB)});
-    const hold = await openLedger(${JSON.stringify(ledgerFile)}).lockAccount(${JSON.stringify(account)}, 5000);
-    process.stdout.write(hold ? 'held\\n' : 'busy\\n');
-    setInterval(() => undefined, 1000);
-  `;
-  const child = spawnRecorded(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-  cleanups.push(() => child.kill('SIGKILL'));
-  const said = await new Promise<string>((resolve) => child.stdout!.setEncoding('utf8').once('data', resolve));
-  expect(said).toBe('held\n');
-  return child;
-}
-
 describe('the ledger account lock', () => {
   it('excludes another ledger, is shared within one, and is let go by the last release', async () => {
     const t = engineWithPrice();
-    const a = ledgerOf(t);
-    const b = ledgerOf(t);
+    const a = await ledgerOf(t);
+    const b = await ledgerOf(t);
     const first = await a.lockAccount('Sim101', 0);
     const second = await a.lockAccount('SIM101', 0);
     expect(first).toBeDefined();
@@ -76,8 +57,8 @@ describe('the ledger account lock', () => {
 
   it('waits while another holds it, and gets it when it is let go', async () => {
     const t = engineWithPrice();
-    const a = ledgerOf(t);
-    const b = ledgerOf(t);
+    const a = await ledgerOf(t);
+    const b = await ledgerOf(t);
     const hold = (await a.lockAccount('Sim101', 0))!;
     const waiting = b.lockAccount('Sim101', 10_000);
     setTimeout(() => hold.release(), 50);
@@ -88,8 +69,8 @@ describe('the ledger account lock', () => {
 
   it('gives up after the wait, and withAccountLock says so with a GuardError', async () => {
     const t = engineWithPrice();
-    const a = ledgerOf(t);
-    const b = ledgerOf(t);
+    const a = await ledgerOf(t);
+    const b = await ledgerOf(t);
     const hold = (await a.lockAccount('Sim101', 0))!;
     expect(await b.lockAccount('Sim101', 100)).toBeUndefined();
     let ran = false;
@@ -111,8 +92,8 @@ describe('the ledger account lock', () => {
   it('is let go when the process holding it is killed', async () => {
     const t = engineWithPrice();
     const file = join(t.file, '..', 'guard.db');
-    const child = await holderProcess(file, 'Sim101');
-    const ledger = ledgerOf(t);
+    const child = await holderProcess(file, 'Sim101', cleanups);
+    const ledger = await ledgerOf(t);
     expect(await ledger.lockAccount('Sim101', 0)).toBeUndefined();
     const closed = new Promise((resolve) => child.once('close', resolve));
     child.kill('SIGKILL');
@@ -148,7 +129,7 @@ describe('the guard under the account lock', () => {
     const t = engineWithPrice();
     t.engine.placeOrder(order({ quantity: 2 }));
     const working = t.engine.placeOrder(order({ orderType: 'LIMIT', limitPrice: 4000, timeInForce: 'GTC' }));
-    const other = ledgerOf(t);
+    const other = await ledgerOf(t);
     const hold = (await other.lockAccount('Sim101', 0))!;
     const backend = guarded(t, { 'max-position': '5' }, 150);
     const started = performance.now();
@@ -164,7 +145,7 @@ describe('the guard under the account lock', () => {
     hold.release();
     await backend.call('PlaceOrder', order());
     await backend.close();
-    const lines = other.lines({}).map((l) => [l.operation, l.outcome, l.rule]);
+    const lines = (await other.lines({})).map((l) => [l.operation, l.outcome, l.rule]);
     expect(lines).toEqual([
       ['PlaceOrder', 'refused', 'account-lock'],
       ['Change', 'accepted', null],
@@ -176,7 +157,7 @@ describe('the guard under the account lock', () => {
 
   it('an order waiting for the lock reads the position again once it has it', async () => {
     const t = engineWithPrice();
-    const other = ledgerOf(t);
+    const other = await ledgerOf(t);
     const hold = (await other.lockAccount('Sim101', 0))!;
     const backend = guarded(t, { 'max-position': '2' }, 10_000);
     const waiting = backend.call('PlaceOrder', order({ quantity: 2 })).catch((e: unknown) => e);

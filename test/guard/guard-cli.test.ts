@@ -199,11 +199,11 @@ describe('the ledger fails closed', () => {
   });
 });
 
-describe("README's worked example", () => {
+describe("the guard page's worked example", () => {
   it('runs as written, and guard test says what its comment says', async () => {
     const { readFileSync } = await import('node:fs');
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const section = readme.slice(readme.indexOf('### A worked example: an alert relay'));
+    const readme = readFileSync(new URL('../../docs/guard.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('## A worked example: an alert relay'));
     const block = /```sh\n([\s\S]*?)```/.exec(section)![1]!;
     const commands = block.split('\n').filter((l) => l.startsWith('trade '));
     const said = block.split('\n').find((l) => l.startsWith('# ... '))!.slice('# ... '.length);

@@ -24,12 +24,12 @@ it('a ledger another process holds is waited for, then opened in WAL mode with i
   const file = join(dir, 'guard.db');
   const holder = await holdReading(file, 400);
   const started = Date.now();
-  const ledger = openLedger(file);
+  const ledger = await openLedger(file);
   const waited = Date.now() - started;
   expect(await holder.released).toBe(0);
   expect(waited).toBeGreaterThanOrEqual(200);
-  expect(ledger.halts('Sim101', 'default')).toBeUndefined();
-  ledger.close();
+  expect(await ledger.halts('Sim101', 'default')).toBeUndefined();
+  await ledger.close();
   const db = new Database(file, { readonly: true });
   expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
   db.close();

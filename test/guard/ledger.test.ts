@@ -13,12 +13,12 @@ import { embeddedBackendOn } from '../../src/backends/embedded.js';
 import { guardBackend } from '../../src/guard/guard.js';
 import { openLedger, type Ledger } from '../../src/guard/ledger.js';
 import { buildRules, normalizeRule, type GuardRule } from '../../src/guard/rules.js';
-import { GuardError } from '../../src/order/errors.js';
+import { GuardError } from '../../src/common/errors.js';
 import { order, testEngine, type TestEngine } from '../helpers/engine.js';
 
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0).reverse()) cleanup();
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
 function ledgerFile(): string {
@@ -27,60 +27,60 @@ function ledgerFile(): string {
   return join(dir, 'guard.db');
 }
 
-function open(file = ledgerFile()): Ledger {
-  const ledger = openLedger(file);
+async function open(file = ledgerFile()): Promise<Ledger> {
+  const ledger = await openLedger(file);
   cleanups.push(() => ledger.close());
   return ledger;
 }
 
 describe('lastSent: the duplicate lookup', () => {
-  it('finds an identical send strictly after the time asked, the latest of them, and only that fingerprint', () => {
-    const ledger = open();
-    ledger.recordSend('Sim101', 1_000, 'fp-a');
-    ledger.recordSend('Sim101', 4_000, 'fp-a');
-    ledger.recordSend('Sim101', 9_000, 'fp-b');
-    expect(ledger.lastSent('fp-a', 0)).toBe(4_000);
-    expect(ledger.lastSent('fp-a', 3_999)).toBe(4_000);
+  it('finds an identical send strictly after the time asked, the latest of them, and only that fingerprint', async () => {
+    const ledger = await open();
+    await ledger.recordSend('Sim101', 1_000, 'fp-a');
+    await ledger.recordSend('Sim101', 4_000, 'fp-a');
+    await ledger.recordSend('Sim101', 9_000, 'fp-b');
+    expect(await ledger.lastSent('fp-a', 0)).toBe(4_000);
+    expect(await ledger.lastSent('fp-a', 3_999)).toBe(4_000);
     // At the limit: a send at exactly the start of the window is outside it.
-    expect(ledger.lastSent('fp-a', 4_000)).toBeUndefined();
-    expect(ledger.lastSent('fp-b', 8_999)).toBe(9_000);
-    expect(ledger.lastSent('fp-c', 0)).toBeUndefined();
+    expect(await ledger.lastSent('fp-a', 4_000)).toBeUndefined();
+    expect(await ledger.lastSent('fp-b', 8_999)).toBe(9_000);
+    expect(await ledger.lastSent('fp-c', 0)).toBeUndefined();
   });
 
-  it('sees what another process recorded (another ledger on the same file)', () => {
+  it('sees what another process recorded (another ledger on the same file)', async () => {
     const file = ledgerFile();
-    const mine = open(file);
-    const theirs = open(file);
-    theirs.recordSend('Sim101', 5_000, 'fp');
-    expect(mine.lastSent('fp', 4_999)).toBe(5_000);
+    const mine = await open(file);
+    const theirs = await open(file);
+    await theirs.recordSend('Sim101', 5_000, 'fp');
+    expect(await mine.lastSent('fp', 4_999)).toBe(5_000);
   });
 });
 
 describe('paceCounts', () => {
-  it('counts the account’s sends strictly inside each window ending now', () => {
-    const ledger = open();
-    for (const at of [1_000, 2_000, 2_000, 3_000]) ledger.recordSend('Sim101', at, `fp-${at}`);
-    ledger.recordSend('Sim102', 3_000, 'other');
+  it('counts the account’s sends strictly inside each window ending now', async () => {
+    const ledger = await open();
+    for (const at of [1_000, 2_000, 2_000, 3_000]) await ledger.recordSend('Sim101', at, `fp-${at}`);
+    await ledger.recordSend('Sim102', 3_000, 'other');
     // Windows of 1 s, 2 s, 2.001 s and 10 s ending at 4 s: after 3 s, 2 s, 1.999 s and -6 s.
-    expect(ledger.paceCounts('Sim101', [1_000, 2_000, 2_001, 10_000], 4_000)).toEqual([0, 1, 3, 4]);
-    expect(ledger.paceCounts('Sim103', [10_000], 4_000)).toEqual([0]);
+    expect(await ledger.paceCounts('Sim101', [1_000, 2_000, 2_001, 10_000], 4_000)).toEqual([0, 1, 3, 4]);
+    expect(await ledger.paceCounts('Sim103', [10_000], 4_000)).toEqual([0]);
   });
 });
 
 describe('pruning', () => {
-  it('every 1,000th send removes the sends older than 8 days, and only those', () => {
+  it('every 1,000th send removes the sends older than 8 days, and only those', async () => {
     const file = ledgerFile();
-    const ledger = open(file);
+    const ledger = await open(file);
     const DAY = 86_400_000;
     const now = 30 * DAY;
-    ledger.recordSend('Sim101', now - 8 * DAY - 1, 'old');
-    ledger.recordSend('Sim101', now - 8 * DAY, 'kept');
+    await ledger.recordSend('Sim101', now - 8 * DAY - 1, 'old');
+    await ledger.recordSend('Sim101', now - 8 * DAY, 'kept');
     const reader = new Database(file, { readonly: true });
     cleanups.push(() => reader.close());
     const count = (fp: string) => (reader.prepare('SELECT count(*) AS n FROM sends WHERE fingerprint = ?').get(fp) as { n: number }).n;
-    for (let i = 0; i < 997; i++) ledger.recordSend('Sim101', now, 'new');
+    for (let i = 0; i < 997; i++) await ledger.recordSend('Sim101', now, 'new');
     expect([count('old'), count('kept'), count('new')]).toEqual([1, 1, 997]);
-    ledger.recordSend('Sim101', now, 'new');
+    await ledger.recordSend('Sim101', now, 'new');
     expect([count('old'), count('kept'), count('new')]).toEqual([0, 1, 998]);
   });
 });
@@ -132,7 +132,7 @@ describe('the guard on the ledger, with its clock', () => {
     clock.ms = START + 10_000;
     await backend.call('PlaceOrder', order());
     expect(t.engine.listOrders().map((o) => o.quantity)).toEqual([1, 2, 1]);
-    expect(open(file).lines({ outcomes: ['refused'] }).map((l) => l.rule)).toEqual(['duplicate-window', 'duplicate-window']);
+    expect((await (await open(file)).lines({ outcomes: ['refused'] })).map((l) => l.rule)).toEqual(['duplicate-window', 'duplicate-window']);
   });
 
   it('duplicate-window: what another guard on the same ledger file sent (another process) is found there', async () => {

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { createEngine, type Engine } from '../../src/engine/engine.js';
 import { simulate } from '../../src/engine/service.js';
-import { RejectedError } from '../../src/order/errors.js';
-import { parseOrder, type Order } from '../../src/order/schema.js';
+import { RejectedError } from '../../src/common/errors.js';
+import { parseOrder, type Order } from '../../src/service/order.js';
 import { type OperationName, parseArgs } from '../../src/service/operations.js';
 import type { OrderObject, PositionObject } from '../../src/service/shapes.js';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
  * time, so the schema's rules are reached rather than refused at the first type check).
  */
 import fc from 'fast-check';
-import { ACTIONS, ORDER_FIELDS, ORDER_TYPES, TIMES_IN_FORCE } from '../../src/order/schema.js';
+import { ACTIONS, ORDER_FIELDS, ORDER_TYPES, TIMES_IN_FORCE } from '../../src/service/order.js';
 
 /** Keys that have meaning to JavaScript objects, and the order's own field names. */
 export const PROTO_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', '__defineGetter__'];

@@ -18,7 +18,7 @@ export interface RecordedRun {
   /** The test that ran it: file and name. */
   test?: string;
   argv: string[];
-  /** Tokens the run was handed (TRADE_TOKEN, TRADE_SERVE_TOKEN, a token on stdin for login). */
+  /** Tokens the run was handed (TRADE_TOKEN, TRADE_SERVE_TOKEN, a token on stdin for login, a desk ledger's password). */
   secrets: string[];
   stdout: string;
   stderr: string;
@@ -26,7 +26,9 @@ export interface RecordedRun {
 
 /** The tokens a run was given through its environment or its stdin. */
 export function secretsOf(argv: string[], env: Record<string, string | undefined>, stdin?: string): string[] {
-  const secrets = [env.TRADE_TOKEN, env.TRADE_SERVE_TOKEN];
+  // A desk ledger's password (docs/desk-mode.md), in its URL or PGPASSWORD.
+  const ledgerPassword = /^postgres(?:ql)?:\/\/[^:/@]*:([^@/]+)@/.exec(env.TRADE_GUARD_LEDGER ?? '')?.[1];
+  const secrets = [env.TRADE_TOKEN, env.TRADE_SERVE_TOKEN, ledgerPassword, env.PGPASSWORD];
   if (argv.includes('login') && argv.includes('--token-stdin')) secrets.push(stdin?.trim());
   return secrets.filter((s): s is string => typeof s === 'string' && s.length > 0);
 }

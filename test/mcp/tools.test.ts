@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { OPERATION_NAMES, OPERATIONS, type OperationSpec } from '../../src/service/operations.js';
 import { argsOf, describeOperation, GUARD_STATUS_TOOL, inputJsonSchemaOf, operationsForTier, tierOf, TIERS, toolNamesForTier } from '../../src/mcp/tools.js';
-import { ValidationError } from '../../src/order/errors.js';
+import { ValidationError } from '../../src/common/errors.js';
 
 describe('tools from the operation table', () => {
   it.each(OPERATION_NAMES)('%s is a tool with a tier, a schema of its fields and its summary', (name) => {

@@ -134,9 +134,11 @@ function runInstalled(argv: string[], home: string): Promise<Run> {
 }
 
 describe('npm pack', () => {
-  it('ships the built CLI, README, LICENSE and CHANGELOG, and no sources, tests or source maps', () => {
+  it('ships the built CLI, README and the manual, the man page, LICENSE and CHANGELOG, and no sources, tests or source maps', () => {
     const top = [...new Set(packed.map((p) => p.split('/')[0]))].sort();
-    expect(top).toEqual(['CHANGELOG.md', 'LICENSE', 'README.md', 'bin', 'dist', 'package.json']);
+    expect(top).toEqual(['CHANGELOG.md', 'LICENSE', 'README.md', 'bin', 'dist', 'docs', 'package.json', 'trade.1']);
+    expect(packed).toEqual(expect.arrayContaining(['trade.1', 'docs/README.md', 'docs/commands.md', 'docs/service-reference.md']));
+    expect(packed.filter((p) => p.startsWith('docs/') && !p.endsWith('.md'))).toEqual([]);
     expect(packed).toContain('bin/trade.js');
     expect(packed).toEqual(expect.arrayContaining(['bin/trade.js', 'bin/package.json', 'dist/cli.cjs', 'dist/cli.cache', 'dist/version.txt', 'dist/lib.js']));
     expect(packed).not.toContain('dist/cli.meta.json');
@@ -192,6 +194,15 @@ describe('the installed package', () => {
 
   it('puts trade on the prefix bin and prints its version', async () => {
     expect(await runInstalled(['--version'], join(dir, 'home-version'))).toEqual({ code: 0, stdout: `${PKG.version}\n`, stderr: '' });
+  });
+
+  it('links the man page where man finds it: man trade renders the installed trade.1', async () => {
+    expect(existsSync(join(prefix, 'share', 'man', 'man1', 'trade.1'))).toBe(true);
+    const man = await exec('man', ['trade'], {
+      env: { PATH: process.env.PATH, MANPATH: join(prefix, 'share', 'man'), MANPAGER: 'cat', PAGER: 'cat', MANWIDTH: '80' },
+    });
+    expect(man.code).toBe(0);
+    expect(man.stdout.replace(/.\x08/g, '')).toContain('trade place');
   });
 
   it('places an order on the embedded engine, with its own better-sqlite3', async () => {

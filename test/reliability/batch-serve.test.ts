@@ -6,7 +6,7 @@
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Env } from '../../src/config/paths.js';
-import { parseOrder } from '../../src/order/schema.js';
+import { parseOrder } from '../../src/service/order.js';
 import { BIN, runBin, tempHome } from '../helpers/cli.js';
 import { killServes, startServe, storeFile } from '../helpers/serve-process.js';
 import { type Harness, startServer, TOKEN } from '../server/harness.js';

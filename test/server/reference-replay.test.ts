@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine/engine.js';
-import { parseOrder } from '../../src/order/schema.js';
+import { parseOrder } from '../../src/service/order.js';
 import { OPERATIONS, operationForWsName, type OperationName } from '../../src/service/operations.js';
 import { WS_ACTIONS } from '../../src/server/ws-rpc.js';
 import { checkShapes, compare, examples, type HttpStep, REFERENCE, SECTION, type Step, TOKEN_IN_EXAMPLES } from '../helpers/reference-examples.js';

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/order/errors.js';
+import { UsageError } from '../../src/common/errors.js';
 import { MAX_COUNT, MAX_RULES } from '../../src/server/sandbox/rules.js';
 import { MAX_SNAPSHOTS } from '../../src/server/sandbox/sandbox.js';
 import { loadScenario, MAX_SCENARIO_BYTES } from '../../src/server/sandbox/scenario-file.js';

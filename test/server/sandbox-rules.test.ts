@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/order/errors.js';
+import { UsageError } from '../../src/common/errors.js';
 import { createRuleSet, parseDuration, parseEffect } from '../../src/server/sandbox/rules.js';
 import { loadScenario } from '../../src/server/sandbox/scenario-file.js';
 import { createRequestLog } from '../../src/server/sandbox/request-log.js';

@@ -1,5 +1,5 @@
 import { stripInvisible as shown } from '../../config/redact.js';
-import { parseAccountName } from '../../order/schema.js';
+import { parseAccountName } from '../../service/order.js';
 import type { AccountRead } from '../../service/shapes.js';
 import { accountFor, callAndPrint, requireEmbedded, type JsonOption } from '../call.js';
 import { using, type CommandContext } from '../context.js';

@@ -6,7 +6,7 @@
  */
 import { checkTransport } from '../../backends/remote.js';
 import { maskWebhookUrl } from '../../config/keys.js';
-import { ConfigError, IncompleteError, NetworkError, RejectedError, UsageError } from '../../order/errors.js';
+import { ConfigError, IncompleteError, NetworkError, RejectedError, UsageError } from '../../common/errors.js';
 import { AlertFormatError, readFields } from '../../alerts/syntax.js';
 import type { CommandContext } from '../context.js';
 import { type AlertOptions, hideKeys } from './alert.js';

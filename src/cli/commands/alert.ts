@@ -6,15 +6,14 @@
  */
 import { readFile } from 'node:fs/promises';
 import { text as readText } from 'node:stream/consumers';
-import { storePath } from '../../config/paths.js';
-import { ledgerPath } from '../../guard/ledger.js';
+import type { GuardedBackend } from '../../guard/guard.js';
 import { AlertFailure, type Alert, parseAlert } from '../../alerts/message.js';
 import { checkedCalls, optionNotes } from '../../alerts/plan.js';
 import { type AlertOutcome, type CallRecord, type CloneResult, outcomeBody, runAlert, unsupported } from '../../alerts/run.js';
 import { AlertFormatError, keysIn } from '../../alerts/syntax.js';
 import { createClientHost } from '../../alerts/client-host.js';
-import { ExitCode, IncompleteError, NetworkError, TradeError, UsageError } from '../../order/errors.js';
-import { describeOrder, type OrderBody } from '../../order/schema.js';
+import { ExitCode, IncompleteError, NetworkError, TradeError, UsageError } from '../../common/errors.js';
+import { describeOrder, type OrderBody } from '../../service/order.js';
 import { envelopeData } from '../../service/shapes.js';
 import { type CommandContext, using } from '../context.js';
 
@@ -62,7 +61,7 @@ export function parseMessages(ctx: CommandContext, messages: string[], now: Date
     } catch (error) {
       if (error instanceof AlertFormatError || error instanceof AlertFailure) {
         const where = messages.length > 1 ? `alert ${i + 1}: ` : '';
-        throw new UsageError(`${where}${error.code}: ${error.detail}`, { hint: 'Nothing was sent. README "TradingView alerts" has the message language.' });
+        throw new UsageError(`${where}${error.code}: ${error.detail}`, { hint: 'Nothing was sent. docs/webhook-reference.md has the message language.' });
       }
       throw error;
     }
@@ -102,7 +101,7 @@ export async function runAlertCommand(ctx: CommandContext, source: string, optio
   const backend = await ctx.openBackend({ source: 'alert' });
   const host = createClientHost({
     backend,
-    ledgerFile: ledgerPath(storePath(ctx.env)),
+    ledger: () => (backend as GuardedBackend).ledger(),
     profile: settings.profile,
     now,
     sleep: deps.sleep,

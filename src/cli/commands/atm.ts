@@ -1,6 +1,6 @@
 import { requireEmbedded } from '../call.js';
-import { UsageError, ValidationError } from '../../order/errors.js';
-import { type AtmTemplate, nameField, parseAtmTemplate } from '../../order/schema.js';
+import { UsageError, ValidationError } from '../../common/errors.js';
+import { type AtmTemplate, nameField, parseAtmTemplate } from '../../service/order.js';
 import { using, type CommandContext } from '../context.js';
 import { formatPrice } from '../format.js';
 import { table } from '../io.js';

@@ -4,10 +4,10 @@
  */
 import { type ConfigKey, maskToken } from '../../config/keys.js';
 import { configPath, type Settings, type Source, sourceText } from '../../config/settings.js';
-import { ExitCode, IncompleteError } from '../../order/errors.js';
+import { ExitCode, IncompleteError } from '../../common/errors.js';
 import type { CommandContext } from '../context.js';
 import { rows } from '../format.js';
-import { accepted, checkToken, describeCheck, remoteUrl, type TokenCheck } from '../token-check.js';
+import { accepted, checkedOver, checkToken, describeCheck, remoteUrl, type TokenCheck } from '../token-check.js';
 
 export interface AuthStatusOptions {
   json?: boolean;
@@ -66,22 +66,29 @@ async function collect(ctx: CommandContext): Promise<{ status: AuthStatus; exitC
     service: { checked: false, accepted: null, status: 'not-needed', url: null, ms: null, message: '' },
   };
   const login = `trade${settings.profile === 'default' ? '' : ` --profile ${settings.profile}`} login`;
-  if (backend === 'embedded') {
-    status.service.message = 'not checked: the embedded backend needs no token';
+  // On embedded the token is still checked when a base URL says where its service is: a trader
+  // who just ran `trade login` wants to know whether the service took it, whatever the default.
+  const over = checkedOver(settings);
+  if (over === undefined) {
+    status.service.message = 'not checked: the embedded backend needs no token and no base URL is set';
     return { status, exitCode: ExitCode.ok };
   }
   if (!token) {
+    if (backend === 'embedded') {
+      status.service.message = 'not checked: the embedded backend needs no token, and none is set';
+      return { status, exitCode: ExitCode.ok };
+    }
     Object.assign(status.service, { status: 'no-token', message: `no token: the ${backend} backend needs one (\`${login}\`, or TRADE_TOKEN)` });
     return { status, exitCode: ExitCode.config };
   }
   let url: string;
   try {
-    url = remoteUrl(settings, backend, '');
+    url = remoteUrl(settings, over, '');
   } catch (error) {
     Object.assign(status.service, { status: 'no-url', message: `not checked: ${(error as Error).message}` });
     return { status, exitCode: ExitCode.config };
   }
-  const check = await checkToken(settings, backend, token, url);
+  const check = await checkToken(settings, over, token, url);
   const verdict = accepted(check);
   Object.assign(status.service, {
     checked: true,

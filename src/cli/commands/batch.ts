@@ -14,8 +14,8 @@
 import { open } from 'node:fs/promises';
 import { createPacer, MIN_RETRY_MS, SERVICE_BURST, SERVICE_RATE } from '../../backends/pacer.js';
 import type { Backend } from '../../backends/types.js';
-import { ConfigError, formatIssues, IncompleteError, NetworkError, RateLimitedError, TradeError, UsageError } from '../../order/errors.js';
-import { show } from '../../order/schema.js';
+import { ConfigError, formatIssues, IncompleteError, NetworkError, RateLimitedError, TradeError, UsageError } from '../../common/errors.js';
+import { show } from '../../service/order.js';
 import { isOperationName, operationForRpc, type OperationName, OPERATIONS, parseArgs } from '../../service/operations.js';
 import { duplicateKeyIssues, parseStrictJson } from '../../service/strict-json.js';
 import { type BatchResult, crashed, createTally, failure, notSent, refused, type Stop, type Tally } from '../batch-results.js';

@@ -1,4 +1,4 @@
-import { parseAll } from '../../order/errors.js';
+import { parseAll } from '../../common/errors.js';
 import { parseArgs } from '../../service/operations.js';
 import { accountFor, callAndPrint, type JsonOption } from '../call.js';
 import type { CommandContext } from '../context.js';

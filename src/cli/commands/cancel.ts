@@ -1,5 +1,5 @@
-import { parseAll, RejectedError, UsageError } from '../../order/errors.js';
-import { parseAccountName, parseOrderId } from '../../order/schema.js';
+import { parseAll, RejectedError, UsageError } from '../../common/errors.js';
+import { parseAccountName, parseOrderId } from '../../service/order.js';
 import { parseArgs } from '../../service/operations.js';
 import { accountFor, callAndPrint } from '../call.js';
 import { using, type CommandContext } from '../context.js';

@@ -1,5 +1,5 @@
 import { stripInvisible as shown } from '../../config/redact.js';
-import { UsageError, parseAll } from '../../order/errors.js';
+import { UsageError, parseAll } from '../../common/errors.js';
 import { parseArgs } from '../../service/operations.js';
 import { accountFor, callAndPrint, type JsonOption } from '../call.js';
 import type { CommandContext } from '../context.js';

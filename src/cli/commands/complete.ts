@@ -8,7 +8,7 @@
 import Database from 'better-sqlite3';
 import { readConfigFile } from '../../config/config-file.js';
 import type { Env } from '../../config/paths.js';
-import { UsageError } from '../../order/errors.js';
+import { UsageError } from '../../common/errors.js';
 import { CONTRACT_ROOTS } from '../../service/contracts.js';
 import { LIVE_SOURCES, type LiveSource } from '../complete-sources.js';
 import type { CommandContext } from '../context.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { UsageError } from '../../order/errors.js';
+import { UsageError } from '../../common/errors.js';
 import { completionScript, SHELLS, type Shell } from '../completion.js';
 import type { CommandContext } from '../context.js';
 

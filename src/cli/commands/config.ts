@@ -1,7 +1,7 @@
-import { CONFIG_KEYS, type ConfigKey, ENV_FOR, maskToken, maskWebhookUrl, normalizeValue, requireKey, showValue } from '../../config/keys.js';
-import { type GuardKey, isGuardKey } from '../../config/key-table.js';
+import { CONFIG_KEYS, type ConfigKey, ENV_FOR, maskLedgerUrl, maskToken, maskWebhookUrl, normalizeValue, requireKey, showValue } from '../../config/keys.js';
+import { type GuardKey, isGuardKey, type LedgerKey } from '../../config/key-table.js';
 import { configPath, readSafely, type SettingProblem, type Settings, type Source } from '../../config/settings.js';
-import { ConfigError, ExitCode, IncompleteError, UsageError } from '../../order/errors.js';
+import { ConfigError, ExitCode, IncompleteError, UsageError } from '../../common/errors.js';
 import type { CommandContext } from '../context.js';
 import { table } from '../io.js';
 
@@ -19,7 +19,7 @@ interface Effective {
 
 /** Every key's value in effect; a key that cannot be used is listed with its problem instead. */
 function effective(settings: Settings): Effective[] {
-  const value: Record<Exclude<ConfigKey, GuardKey>, () => string | undefined> = {
+  const value: Record<Exclude<ConfigKey, GuardKey | LedgerKey>, () => string | undefined> = {
     token: () => settings.token,
     'base-url': () => settings.baseUrl,
     'ws-url': () => settings.wsUrl,
@@ -32,12 +32,13 @@ function effective(settings: Settings): Effective[] {
     const problem = settings.problem(key);
     if (problem) return { key, source: problem.source, problem };
     // A ws-url derived from a bad base-url is unknown, not an error of its own.
-    const v = readSafely(isGuardKey(key) ? () => settings.guardText(key) : value[key]);
+    const v = readSafely(isGuardKey(key) || key.startsWith('guard.') ? () => settings.guardText(key as GuardKey | LedgerKey) : value[key as keyof typeof value]);
     return { key, value: v, source: settings.sources[key] ?? (key === 'ws-url' && v ? 'derived' : 'default') };
   });
 }
 
 function shown(entry: Effective, showToken: boolean): string | undefined {
+  if (entry.key === 'guard.ledger' && entry.value !== undefined) return maskLedgerUrl(entry.value);
   if ((entry.key !== 'token' && entry.key !== 'webhook-url') || entry.value === undefined || showToken) return entry.value;
   return entry.key === 'token' ? maskToken(entry.value) : maskWebhookUrl(entry.value);
 }
@@ -45,6 +46,7 @@ function shown(entry: Effective, showToken: boolean): string | undefined {
 /** How a bad value appears in the list: escaped, and never a token's text. */
 function shownProblem(problem: SettingProblem): string {
   if (!('raw' in problem)) return 'unreadable';
+  if (problem.key === 'guard.ledger' && typeof problem.raw === 'string') return `invalid: ${showValue(maskLedgerUrl(problem.raw))}`;
   return problem.key === 'token' || problem.key === 'webhook-url' ? 'invalid' : `invalid: ${showValue(problem.raw)}`;
 }
 
@@ -79,7 +81,7 @@ export async function runConfigSet(ctx: CommandContext, key: string, value: stri
   const normalized = normalizeValue(k, value);
   const profile = await currentProfile(ctx);
   (await openStore(ctx)).set(profile, k, normalized);
-  ctx.io.err(`Set ${k} = ${k === 'webhook-url' ? maskWebhookUrl(normalized) : normalized} (profile ${profile})`);
+  ctx.io.err(`Set ${k} = ${k === 'webhook-url' ? maskWebhookUrl(normalized) : k === 'guard.ledger' ? maskLedgerUrl(normalized) : normalized} (profile ${profile})`);
   if (ctx.env[ENV_FOR[k]]) ctx.io.err(`Note: ${ENV_FOR[k]} is set and overrides it.`);
 }
 

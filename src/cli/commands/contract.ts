@@ -3,7 +3,7 @@
  * by (tick, point value, daily close: service-reference.md §10) and the simulator's own settings
  * per root — a commission per contract on every fill, slippage in ticks on market and stop fills.
  */
-import { UsageError } from '../../order/errors.js';
+import { UsageError } from '../../common/errors.js';
 import { CONTRACTS, tickValue, userContract } from '../../service/contracts.js';
 import { onGrid } from '../../engine/price-feed.js';
 import type { ContractSettings } from '../../engine/types.js';

@@ -8,9 +8,9 @@ import { existsSync } from 'node:fs';
 import { dataDir } from '../../config/paths.js';
 import { type ConfigKey, maskToken } from '../../config/keys.js';
 import { configPath, readSafely, type Settings, type Source, sourceText } from '../../config/settings.js';
-import { ExitCode, IncompleteError, TradeError } from '../../order/errors.js';
+import { ExitCode, IncompleteError, TradeError } from '../../common/errors.js';
 import type { ProbeResult } from '../../backends/probe.js';
-import { VERSION } from '../../version.js';
+import { VERSION } from '../../common/version.js';
 import type { CommandContext } from '../context.js';
 import { type Check, type CheckStatus, checkStore, configChecks, type StoreReport } from '../doctor-checks.js';
 
@@ -36,6 +36,8 @@ export interface DoctorReport {
   wsUrl: Value;
   store: StoreReport | null;
   service: ProbeResult | null;
+  /** A desk's ledger (guard.ledger postgres://…): where (no password), its schema, and the server's clock against this one. */
+  ledger?: { where: string; schemaVersion: number | null; currentSchemaVersion: number; clockSkewMs: number | null };
   checks: Check[];
   ok: boolean;
 }
@@ -177,8 +179,50 @@ export async function collectDoctorReport(ctx: CommandContext): Promise<DoctorRe
       checks.push(serviceCheck(probe, settings.profile));
     }
   }
+  const ledger = readSafely(() => settings.guardLedger);
+  if (ledger !== undefined && ledger !== 'sqlite') checks.push(await ledgerCheck(ctx, report));
   report.ok = checks.every((c) => c.status !== 'fail');
   return report;
+}
+
+/** The clock skew against a desk's server above which the pace and duplicate windows of machines disagree enough to say so. */
+const SKEW_WARN_MS = 1000;
+
+/** A desk's ledger: reachable, its schema this trade's, and the server's clock near this machine's. */
+async function ledgerCheck(ctx: CommandContext, report: DoctorReport): Promise<Check> {
+  const spec = await ctx.ledgerSpec();
+  if (spec.kind !== 'postgres') return { name: 'ledger', status: 'pass', message: spec.file };
+  const [{ probePostgresLedger, PG_SCHEMA_VERSION }, { hidePassword }] = await Promise.all([import('../../guard/postgres-ledger.js'), import('../../guard/ledger.js')]);
+  const where = hidePassword(spec.url);
+  report.ledger = { where, schemaVersion: null, currentSchemaVersion: PG_SCHEMA_VERSION, clockSkewMs: null };
+  let probe;
+  try {
+    probe = await probePostgresLedger(spec);
+  } catch (error) {
+    if (!(error instanceof TradeError)) throw error;
+    return { name: 'ledger', status: 'fail', message: error.message.replace(/; nothing was sent\.$/, ''), hint: error.hint, exitCode: error.exitCode };
+  }
+  report.ledger.schemaVersion = probe.version;
+  report.ledger.clockSkewMs = Math.round(probe.skewMs);
+  const skew = `clock ${probe.skewMs >= 0 ? '+' : ''}${Math.round(probe.skewMs)} ms against the server`;
+  if (probe.version === 0)
+    return { name: 'ledger', status: 'fail', message: `${where}: reachable, no schema yet`, hint: 'Run `trade guard init` once, from any machine of the desk.', exitCode: ExitCode.guard };
+  if (probe.version !== probe.current)
+    return {
+      name: 'ledger',
+      status: 'fail',
+      message: `${where}: reachable, schema ${probe.version}, this trade needs ${probe.current}`,
+      hint: probe.version < probe.current ? 'Run `trade guard init` to migrate it.' : 'Update trade on this machine.',
+      exitCode: ExitCode.guard,
+    };
+  if (Math.abs(probe.skewMs) > SKEW_WARN_MS)
+    return {
+      name: 'ledger',
+      status: 'warn',
+      message: `${where}: reachable, schema ${probe.version}, ${skew}`,
+      hint: "Set this machine's clock (NTP): the pace and duplicate windows compare the times of every machine's orders.",
+    };
+  return { name: 'ledger', status: 'pass', message: `${where}: reachable, schema ${probe.version}, ${skew}` };
 }
 
 const MARK: Record<CheckStatus, string> = { pass: '✔', warn: '!', fail: '✖' };
@@ -192,6 +236,7 @@ export function formatDoctorReport(report: DoctorReport, c: CommandContext['io']
   rows.push(['data', `${report.data.path} (${report.data.source === 'TRADE_HOME' ? 'TRADE_HOME' : 'default'})`]);
   if (profile !== null)
     rows.push(['token', report.token.set ? `${report.token.masked} (${sourceText('token', report.token.source, profile)})` : 'not set']);
+  if (report.ledger) rows.push(['ledger', report.ledger.where]);
   if (report.backend.value !== null && report.backend.value !== 'embedded') {
     for (const [key, v] of [['base-url', report.baseUrl], ['ws-url', report.wsUrl]] as const)
       rows.push([key, v.value === null ? 'not set' : `${v.value} (${sourceText(key, v.source, profile)})`]);

@@ -1,4 +1,4 @@
-import { parseAll } from '../../order/errors.js';
+import { parseAll } from '../../common/errors.js';
 import { stripInvisible as shown } from '../../config/redact.js';
 import { parseArgs } from '../../service/operations.js';
 import type { ExecutionRead } from '../../service/shapes.js';

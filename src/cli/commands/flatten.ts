@@ -1,4 +1,4 @@
-import { CancelledError, parseAll, UsageError } from '../../order/errors.js';
+import { CancelledError, parseAll, UsageError } from '../../common/errors.js';
 import { parseArgs } from '../../service/operations.js';
 import { accountFor, callAndPrint, type JsonOption } from '../call.js';
 import type { CommandContext } from '../context.js';

@@ -3,13 +3,12 @@
  * `trade history` and `trade reconcile` (src/guard/).
  */
 import type { Backend } from '../../backends/types.js';
-import { storePath } from '../../config/paths.js';
 import type { GuardedBackend } from '../../guard/guard.js';
-import { isOrphaned, type JournalLine, ledgerPath, moveAside, openLedger, type Ledger } from '../../guard/ledger.js';
+import { initLedger, type JournalLine, type Ledger, ledgerWhere, openLedger } from '../../guard/ledger.js';
 import { anyRuleSet, GUARD_RULES, type HaltMode } from '../../guard/rules.js';
 import { parseDuration } from '../../guard/rules.js';
-import { NetworkError, RejectedError, UsageError } from '../../order/errors.js';
-import { parseAccountName } from '../../order/schema.js';
+import { NetworkError, RejectedError, UsageError } from '../../common/errors.js';
+import { parseAccountName } from '../../service/order.js';
 import { type CommandContext, using } from '../context.js';
 import { table } from '../io.js';
 import { orderFromFlags, type OrderCommandOptions } from './place.js';
@@ -19,15 +18,16 @@ interface JsonOption {
   json?: boolean;
 }
 
-const ledgerFile = (ctx: CommandContext) => ledgerPath(storePath(ctx.env));
-const withLedger = <T>(ctx: CommandContext, use: (ledger: Ledger) => T): T => {
-  const ledger = openLedger(ledgerFile(ctx));
+/** Where the ledger is, for messages: the file, or the desk's URL without its password. */
+const ledgerName = async (ctx: CommandContext) => ledgerWhere(await ctx.ledgerSpec());
+async function withLedger<T>(ctx: CommandContext, use: (ledger: Ledger) => Promise<T>): Promise<T> {
+  const ledger = await openLedger(await ctx.ledgerSpec());
   try {
-    return use(ledger);
+    return await use(ledger);
   } finally {
-    ledger.close();
+    await ledger.close();
   }
-};
+}
 
 async function scopeOf(ctx: CommandContext, account: string | undefined): Promise<string> {
   if (account !== undefined) return `account:${parseAccountName(account)}`;
@@ -40,7 +40,7 @@ export async function runHalt(ctx: CommandContext, options: JsonOption & { reaso
   const scope = await scopeOf(ctx, options.account);
   const mode: HaltMode = options.reducing ? 'reducing' : 'halted';
   const at = (await sessionTime(ctx)).toISOString();
-  withLedger(ctx, (ledger) => ledger.setHalt(scope, mode, options.reason, at));
+  await withLedger(ctx, (ledger) => ledger.setHalt(scope, mode, options.reason, at));
   if (options.json) return ctx.io.out(JSON.stringify({ halt: { scope, mode, reason: options.reason ?? null, at }, success: true }));
   ctx.io.out(
     `${scopeWords(scope)} is ${mode === 'halted' ? 'HALTED: no new order from any trade process' : 'REDUCING: only orders that reduce a position'}` +
@@ -51,17 +51,17 @@ export async function runHalt(ctx: CommandContext, options: JsonOption & { reaso
 export async function runResume(ctx: CommandContext, options: JsonOption & { account?: string }): Promise<void> {
   const scope = await scopeOf(ctx, options.account);
   const today = await sessionTime(ctx);
-  const { sessionEnd } = await import('../../engine/session.js');
-  const removed = withLedger(ctx, (ledger) =>
-    ledger.exclusive(() => {
-      const n = ledger.clearHalt(scope);
+  const { sessionEnd } = await import('../../service/session.js');
+  const removed = await withLedger(ctx, (ledger) =>
+    ledger.exclusive(async (tx) => {
+      const n = await tx.clearHalt(scope);
       // A daily-loss latch of the account is lifted for the rest of its trading day.
       const account = scope.startsWith('account:') ? scope.slice('account:'.length) : undefined;
       let loss = false;
       if (account !== undefined) {
         const day = sessionEnd(today).toISOString().slice(0, 10);
-        loss = ledger.lossDay(account, day) === 'latched';
-        if (loss) ledger.setLossDay(account, day, 'resumed');
+        loss = (await tx.lossDay(account, day)) === 'latched';
+        if (loss) await tx.setLossDay(account, day, 'resumed');
       }
       return { halt: n > 0, loss };
     }),
@@ -80,18 +80,15 @@ export async function guardStatus(ctx: CommandContext) {
   const settings = await ctx.settings();
   const rules = settings.guardRules();
   const now = (await sessionTime(ctx)).getTime();
-  const { halts, pace } = withLedger(ctx, (ledger) => ({
-    halts: ledger.allHalts(),
-    pace: (rules.maxOrders ?? []).map((p) => {
-      const counts = Object.fromEntries(
-        ledger.db
-          .prepare<[number], { account: string; n: number }>('SELECT account, count(*) AS n FROM sends WHERE at > ? GROUP BY account ORDER BY account')
-          .all(now - p.ms)
-          .map((row) => [row.account, row.n]),
-      );
-      const left = Object.fromEntries(Object.entries(counts).map(([account, n]) => [account, Math.max(0, p.count - n)]));
-      return { pace: p.text, limit: p.count, windowMs: p.ms, counts, left };
-    }),
+  const { halts, pace } = await withLedger(ctx, async (ledger) => ({
+    halts: await ledger.allHalts(),
+    pace: await Promise.all(
+      (rules.maxOrders ?? []).map(async (p) => {
+        const counts = await ledger.sentByAccount(now - p.ms);
+        const left = Object.fromEntries(Object.entries(counts).map(([account, n]) => [account, Math.max(0, p.count - n)]));
+        return { pace: p.text, limit: p.count, windowMs: p.ms, counts, left };
+      }),
+    ),
   }));
   return {
     profile: settings.profile,
@@ -103,7 +100,7 @@ export async function guardStatus(ctx: CommandContext) {
       maxPosition: rules.maxPosition ?? null,
       dailyLoss: rules.dailyLoss === undefined ? null : -rules.dailyLoss,
     },
-    ledger: ledgerFile(ctx),
+    ledger: await ledgerName(ctx),
     rulesSet: anyRuleSet(rules),
   };
 }
@@ -117,7 +114,7 @@ export async function runGuardShow(ctx: CommandContext, options: JsonOption): Pr
   }
   const rules = (await ctx.settings()).guardRules();
   const pace = status.pace;
-  ctx.io.out(`Guard of profile ${profile} (ledger ${ledgerFile(ctx)})`);
+  ctx.io.out(`Guard of profile ${profile} (ledger ${status.ledger})`);
   if (!anyRuleSet(rules)) ctx.io.out('  no rule is set (trade config set guard.max-order-qty 10, ...): every order passes, and is journaled');
   else for (const rule of GUARD_RULES) if (rules.texts[rule] !== undefined) ctx.io.out(`  ${rule.padEnd(17)} ${rules.texts[rule]}  (${rules.sources[rule]})`);
   ctx.io.out(halts.length === 0 ? 'State: ACTIVE' : `State: ${halts.map((h) => `${scopeWords(h.scope)} ${h.mode.toUpperCase()} since ${h.at}${h.reason ? ` (${h.reason})` : ''}`).join('; ')}`);
@@ -144,9 +141,24 @@ export async function runGuardTest(ctx: CommandContext, options: OrderCommandOpt
 }
 
 export async function runGuardReset(ctx: CommandContext, options: JsonOption): Promise<void> {
-  const aside = moveAside(ledgerFile(ctx));
+  const spec = await ctx.ledgerSpec();
+  if (spec.kind !== 'sqlite')
+    throw new UsageError(`trade guard reset moves this machine's SQLite ledger aside; the guard's ledger here is a desk's (${ledgerWhere(spec)}), shared by every machine: nothing was changed.`, {
+      hint: "Its halts are lifted with trade resume; a damaged desk ledger is its database administrator's to repair (docs/desk-mode.md).",
+    });
+  const { moveAside } = await import('../../guard/sqlite-ledger.js');
+  const aside = moveAside(spec.file);
   if (options.json) return ctx.io.out(JSON.stringify({ movedTo: aside ?? null, success: true }));
-  ctx.io.out(aside ? `The guard's ledger was moved to ${aside}; a new, empty one starts with the next order.` : `There is no ledger at ${ledgerFile(ctx)}.`);
+  ctx.io.out(aside ? `The guard's ledger was moved to ${aside}; a new, empty one starts with the next order.` : `There is no ledger at ${spec.file}.`);
+}
+
+/** `trade guard init`: the ledger's schema created or migrated (a desk's once, from any machine; safe to run again). */
+export async function runGuardInit(ctx: CommandContext, options: JsonOption): Promise<void> {
+  const spec = await ctx.ledgerSpec();
+  const done = await initLedger(spec);
+  if (options.json) return ctx.io.out(JSON.stringify({ ledger: done.where, kind: spec.kind, schemaVersion: done.version, from: done.from, success: true }));
+  const what = done.from === done.version ? `was already at schema ${done.version}` : done.from === 0 ? `was created (schema ${done.version})` : `was migrated from schema ${done.from} to ${done.version}`;
+  ctx.io.out(`The guard's ledger ${done.where} ${what}.`);
 }
 
 /** `1h`, `30m`, `2d` before `now`, or an ISO time. */
@@ -164,35 +176,35 @@ function sinceOf(raw: string | undefined, now: number): string | undefined {
   }
 }
 
-const outcomeOf = (line: JournalLine): JournalLine['outcome'] => (isOrphaned(line) ? 'unknown' : line.outcome);
-
 export async function runHistory(ctx: CommandContext, options: JsonOption & { since?: string; account?: string; unknown?: boolean; refused?: boolean }): Promise<void> {
   const since = sinceOf(options.since, options.since === undefined ? 0 : (await sessionTime(ctx)).getTime());
   const account = options.account === undefined ? undefined : parseAccountName(options.account);
   const wanted: JournalLine['outcome'][] | undefined =
-    options.unknown || options.refused ? [...(options.unknown ? (['sent', 'unknown'] as const) : []), ...(options.refused ? (['refused'] as const) : [])] : undefined;
-  const lines = withLedger(ctx, (ledger) => ledger.lines({ since, account, outcomes: wanted }).map((line) => ({ ...line, outcome: outcomeOf(line) }))).filter(
-    (line) => !options.unknown || line.outcome === 'unknown' || (options.refused && line.outcome === 'refused'),
-  );
+    options.unknown || options.refused ? [...(options.unknown ? (['unknown'] as const) : []), ...(options.refused ? (['refused'] as const) : [])] : undefined;
+  const spec = await ctx.ledgerSpec();
+  const lines = await withLedger(ctx, (ledger) => ledger.lines({ since, account, outcomes: wanted }));
   if (options.json) {
     const entries = lines.map((l) => ({
       id: l.id, at: l.at, profile: l.profile, backend: l.backend, source: l.source, operation: l.operation, account: l.account,
       instrument: l.instrument, request: JSON.parse(l.request) as unknown, clientOrderId: l.client_order_id, outcome: l.outcome,
-      orderId: l.order_id, message: l.message, rule: l.rule, doneAt: l.done_at,
+      orderId: l.order_id, message: l.message, rule: l.rule, doneAt: l.done_at, machine: l.machine,
     }));
     return ctx.io.out(JSON.stringify({ entries, count: entries.length, success: true }));
   }
   if (lines.length === 0)
     return ctx.io.out(options.unknown && options.refused ? 'No request was refused or has an unknown outcome.' : options.unknown ? 'No request has an unknown outcome.' : options.refused ? 'No request was refused.' : 'No request in the journal.');
+  const desk = spec.kind === 'postgres';
   const rows = lines.map((l) => {
     const r = JSON.parse(l.request) as Record<string, unknown>;
     const order = r.action !== undefined ? `${String(r.action)} ${String(r.quantity)} ${String(r.orderType ?? '')}`.trim() : '';
     return [
-      String(l.id), l.at.replace('T', ' ').slice(0, 19), l.source, l.operation, l.account ?? '—', l.instrument ?? '—', order || '—',
+      String(l.id), l.at.replace('T', ' ').slice(0, 19), ...(desk ? [l.machine ?? '—'] : []), l.source, l.operation, l.account ?? '—', l.instrument ?? '—', order || '—',
       l.outcome === 'refused' ? `refused (${l.rule})` : l.outcome, l.order_id ?? l.message?.slice(0, 60) ?? '',
     ];
   });
-  for (const line of table(['ID', 'TIME (UTC)', 'SOURCE', 'OPERATION', 'ACCOUNT', 'INSTRUMENT', 'ORDER', 'OUTCOME', 'ORDER ID / MESSAGE'], rows)) ctx.io.out(line);
+  // A desk's journal: every machine's lines, each with its machine's name.
+  const head = ['ID', 'TIME (UTC)', ...(desk ? ['MACHINE'] : []), 'SOURCE', 'OPERATION', 'ACCOUNT', 'INSTRUMENT', 'ORDER', 'OUTCOME', 'ORDER ID / MESSAGE'];
+  for (const line of table(head, rows)) ctx.io.out(line);
 }
 
 /**
@@ -201,7 +213,7 @@ export async function runHistory(ctx: CommandContext, options: JsonOption & { si
  * (rejected, "not placed"). A request without a client id cannot be looked up and stays unknown.
  */
 export async function runReconcile(ctx: CommandContext, options: JsonOption): Promise<void> {
-  const unknown = withLedger(ctx, (ledger) => ledger.lines({ outcomes: ['sent', 'unknown'] }).filter((l) => outcomeOf(l) === 'unknown'));
+  const unknown = await withLedger(ctx, (ledger) => ledger.lines({ outcomes: ['unknown'] }));
   const results: Array<{ id: number; operation: string; outcome: string; orderId?: string; state?: string; message?: string }> = [];
   if (unknown.length > 0) {
     const backend: Backend = await ctx.openBackend();
@@ -228,11 +240,14 @@ export async function runReconcile(ctx: CommandContext, options: JsonOption): Pr
         }
       }
     });
-    withLedger(ctx, (ledger) => {
-      const at = new Date().toISOString();
-      for (const r of results) if (r.outcome !== 'unknown') ledger.settle(r.id, r.outcome as 'accepted' | 'rejected', { orderId: r.orderId, message: r.message ?? (r.state ? `reconciled: ${r.state}` : undefined), at });
-        else ledger.settle(r.id, 'unknown', { message: r.message, at });
-    });
+    await withLedger(ctx, (ledger) =>
+      ledger.exclusive(async (tx) => {
+        const at = new Date().toISOString();
+        for (const r of results)
+          if (r.outcome !== 'unknown') await tx.settle(r.id, r.outcome as 'accepted' | 'rejected', { orderId: r.orderId, message: r.message ?? (r.state ? `reconciled: ${r.state}` : undefined), at });
+          else await tx.settle(r.id, 'unknown', { message: r.message, at });
+      }),
+    );
   }
   if (options.json) return ctx.io.out(JSON.stringify({ reconciled: results, count: results.length, success: true }));
   if (results.length === 0) return ctx.io.out('No request has an unknown outcome.');

@@ -1,9 +1,9 @@
 import { text } from 'node:stream/consumers';
 import { ENV_FOR, maskToken, normalizeValue } from '../../config/keys.js';
 import type { Settings } from '../../config/settings.js';
-import { CancelledError, ConfigError, NetworkError, UsageError } from '../../order/errors.js';
+import { CancelledError, ConfigError, NetworkError, UsageError } from '../../common/errors.js';
 import type { CommandContext } from '../context.js';
-import { accepted, checkToken, describeCheck, remoteUrl } from '../token-check.js';
+import { accepted, checkedOver, checkToken, describeCheck, remoteUrl } from '../token-check.js';
 
 export interface LoginOptions {
   tokenStdin?: boolean;
@@ -28,7 +28,7 @@ const UNCHECKED = 'or save it unchecked with `trade login --no-verify`';
  * about the check; throws when the token is refused (exit 3) or the service cannot be asked.
  */
 async function verify(settings: Settings, token: string): Promise<string> {
-  const backend = settings.backend === 'embedded' ? (settings.baseUrl ? 'http' : undefined) : settings.backend;
+  const backend = checkedOver(settings);
   if (backend === undefined) return 'not checked: the embedded backend needs no token and no base URL is set';
   const url = remoteUrl(settings, backend, `, ${UNCHECKED}`);
   const check = await checkToken(settings, backend, token, url);

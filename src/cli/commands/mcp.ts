@@ -8,11 +8,9 @@
  * The SDK is loaded here only (CommonJS entry points: required by the bundle where used).
  */
 import type { AddressInfo } from 'node:net';
-import { ConfigError, UsageError } from '../../order/errors.js';
-import { parseAccountName } from '../../order/schema.js';
+import { ConfigError, UsageError } from '../../common/errors.js';
+import { parseAccountName } from '../../service/order.js';
 import { redact } from '../../config/redact.js';
-import { storePath } from '../../config/paths.js';
-import { ledgerPath } from '../../guard/ledger.js';
 import type { GuardedBackend } from '../../guard/guard.js';
 import type { Tier } from '../../mcp/tiers.js';
 import { type CommandContext, using } from '../context.js';
@@ -94,7 +92,7 @@ export async function runMcp(ctx: CommandContext, options: McpOptions, deps: Mcp
     const backend = await ctx.openBackend({ source: 'mcp' });
     await using(backend, async () => {
       // The Alert tool's kill switch and rate limit: the guard's halt and ledger, as trade alert's.
-      const alerts = { ledgerFile: ledgerPath(storePath(ctx.env)), profile: (await ctx.settings()).profile };
+      const alerts = { ledger: () => (backend as GuardedBackend).ledger(), profile: (await ctx.settings()).profile };
       const makeServer = () =>
         createTradeMcpServer(
           { Server, ListToolsRequestSchema, CallToolRequestSchema, McpError, ErrorCode },

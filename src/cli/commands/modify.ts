@@ -1,5 +1,5 @@
 import type { Backend } from '../../backends/types.js';
-import { parseAll, UsageError } from '../../order/errors.js';
+import { parseAll, UsageError } from '../../common/errors.js';
 import { parseArgs } from '../../service/operations.js';
 import { accountFor, callAndPrint, type JsonOption } from '../call.js';
 import type { CommandContext } from '../context.js';

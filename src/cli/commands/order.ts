@@ -1,5 +1,5 @@
-import { parseAll, UsageError } from '../../order/errors.js';
-import { parseOrderId } from '../../order/schema.js';
+import { parseAll, UsageError } from '../../common/errors.js';
+import { parseOrderId } from '../../service/order.js';
 import { accountFor, callAndPrint, type JsonOption } from '../call.js';
 import type { CommandContext } from '../context.js';
 import { describeObject, formatPrice, orderStatus, rows } from '../format.js';

@@ -1,5 +1,5 @@
 import type { Backend } from '../../backends/types.js';
-import { UsageError } from '../../order/errors.js';
+import { UsageError } from '../../common/errors.js';
 import type { OrderRead } from '../../service/shapes.js';
 import { accountNames, accountScope, showScope } from '../account-scope.js';
 import { allPages } from '../call.js';

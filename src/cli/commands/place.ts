@@ -2,8 +2,9 @@ import type { GuardedBackend } from '../../guard/guard.js';
 import type { Backend, CallResult } from '../../backends/types.js';
 import type { CommandContext } from '../context.js';
 import { using } from '../context.js';
-import { UsageError, ValidationError, type FieldIssue } from '../../order/errors.js';
-import { fieldError, parseOrder, printable, type Order, type OrderType } from '../../order/schema.js';
+import { UsageError, ValidationError, type FieldIssue } from '../../common/errors.js';
+import { fieldError, parseOrder, printable, type Order, type OrderType } from '../../service/order.js';
+import { parseArgs } from '../../service/operations.js';
 import { FLAG_FOR, draftFromFlags, missingFields, type OrderDraft, type OrderFlagValues } from '../order-flags.js';
 import { confirmOrder, promptDraft, promptMode, type PromptFlags } from '../order-prompts.js';
 import { formatOrderResult } from '../format.js';
@@ -40,9 +41,8 @@ function withFlagHint(kind: OrderCommand, issues: FieldIssue[]): ValidationError
   });
 }
 
-/** Flags → a validated order, or a usage error naming every missing or bad flag. Nothing is sent. */
-export function orderFromFlags(kind: OrderCommand, options: OrderCommandOptions, defaults: { account?: string } = {}): Order {
-  const draft = draftFromFlags(options, defaults);
+/** A complete draft → a validated order, or a usage error naming every missing or bad flag. Nothing is sent. */
+function complete(kind: OrderCommand, draft: OrderDraft): Order {
   const missing = missingFields(draft);
   if (missing.length > 0) {
     const flags = missing.map((f) => FLAG_FOR[f]);
@@ -53,45 +53,81 @@ export function orderFromFlags(kind: OrderCommand, options: OrderCommandOptions,
   return validated(kind, draft);
 }
 
+/** Flags → a validated order, or a usage error naming every missing or bad flag. Nothing is sent. */
+export function orderFromFlags(kind: OrderCommand, options: OrderCommandOptions, defaults: { account?: string } = {}): Order {
+  return complete(kind, draftFromFlags(options, defaults));
+}
+
 /** Before any question: a bad flag value is a usage error, not something to ask about again. */
-function checkGivenFlags(kind: OrderCommand, draft: OrderDraft): void {
-  const type = typeof draft.orderType === 'string' && !fieldError('orderType', draft.orderType)
-    ? (draft.orderType.toUpperCase() as OrderType)
+function checkGivenFlags(kind: OrderCommand, given: OrderDraft): void {
+  const type = typeof given.orderType === 'string' && !fieldError('orderType', given.orderType)
+    ? (given.orderType.toUpperCase() as OrderType)
     : undefined;
   const issues: FieldIssue[] = [];
-  for (const field of Object.keys(draft) as Array<keyof Order>) {
-    const message = fieldError(field, draft[field], type);
+  for (const field of Object.keys(given) as Array<keyof Order>) {
+    const message = fieldError(field, given[field], type);
     if (message) issues.push({ field, message });
   }
   if (issues.length > 0) throw withFlagHint(kind, issues);
 }
 
+/** What the flags say, read once: what they gave, and the draft with the configured account added. */
+interface FlagReading {
+  given: OrderDraft;
+  draft: OrderDraft;
+  defaultAccount?: string;
+}
+
 /**
  * Asks for the required fields still missing (or everything, with -i), picking the account and the
- * ATM template from lists, then shows the order and asks to send it.
+ * ATM template from lists, each answer checked as it is typed (the schema, the instrument's tick,
+ * the guard's max-order-qty; the last price shown beside a price question), then shows the order
+ * and asks to send it. The flags are not read again: the draft holds what they gave.
  */
-async function askForOrder(ctx: CommandContext, kind: OrderCommand, options: OrderCommandOptions, backend: Backend, review: boolean): Promise<Order> {
-  const defaults = { account: await ctx.defaultAccount() };
+async function askForOrder(ctx: CommandContext, kind: OrderCommand, reading: FlagReading, options: OrderCommandOptions, backend: Backend, review: boolean): Promise<Order> {
   const { promptLists } = await import('../prompt-lists.js');
-  const lists = await promptLists(ctx, backend, draftFromFlags(options), review);
+  const lists = await promptLists(ctx, backend, reading.given, review);
+  const rules = (await ctx.settings()).guardRules();
   const prompter = await ctx.prompter();
-  const draft = await promptDraft(prompter, draftFromFlags(options, defaults), { review, ...lists, defaultAccount: defaults.account });
+  const draft = await promptDraft(prompter, reading.draft, {
+    review,
+    ...lists,
+    defaultAccount: reading.defaultAccount,
+    lastPrice: (instrument) => lastPrice(backend, instrument),
+    ...(rules.maxOrderQty === undefined ? {} : { maxQuantity: { limit: rules.maxOrderQty, source: rules.sources['max-order-qty'] ?? 'config' } }),
+  });
   const order = validated(kind, draft);
   if (!options.yes) await confirmOrder(ctx, prompter, kind, order, backend);
   return order;
 }
 
-/** The one flow of place and reverse: flags (and prompts at a terminal) → schema → backend → output. */
+/** The instrument's last price from the backend's quote (one read), or undefined when it has none. */
+async function lastPrice(backend: Backend, instrument: string): Promise<number | undefined> {
+  try {
+    const reply = (await backend.call('GetQuote', parseArgs('GetQuote', { instrument }, 'client'))).value;
+    const last = [reply].flat()[0]?.last;
+    return typeof last === 'number' && last > 0 ? last : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The one flow of place, reverse and replace, in one direction: flags → draft → prompts for what
+ * is missing (at a terminal) → schema → backend → output.
+ */
 export async function submitOrder(ctx: CommandContext, kind: OrderCommand, options: OrderCommandOptions): Promise<void> {
-  const defaults = { account: await ctx.defaultAccount() };
+  const defaultAccount = await ctx.defaultAccount();
+  const given = draftFromFlags(options);
+  const reading: FlagReading = { given, draft: given.account === undefined && defaultAccount !== undefined ? { ...given, account: defaultAccount } : given, defaultAccount };
   // A dry run never prompts and opens nothing: it only shows what the flags would send.
-  if (options.dryRun) return printDryRun(ctx, kind, orderFromFlags(kind, options, defaults), options);
-  const mode = promptMode(ctx.io, options, missingFields(draftFromFlags(options, defaults)).length);
-  const fromFlags = mode === 'none' ? orderFromFlags(kind, options, defaults) : undefined;
-  if (mode !== 'none') checkGivenFlags(kind, draftFromFlags(options));
+  if (options.dryRun) return printDryRun(ctx, kind, complete(kind, reading.draft), options);
+  const mode = promptMode(ctx.io, options, missingFields(reading.draft).length);
+  const fromFlags = mode === 'none' ? complete(kind, reading.draft) : undefined;
+  if (mode !== 'none') checkGivenFlags(kind, given);
   const backend = await ctx.openBackend();
   const { order, result } = await using(backend, async (b) => {
-    const order = fromFlags ?? (await askForOrder(ctx, kind, options, b, mode === 'review'));
+    const order = fromFlags ?? (await askForOrder(ctx, kind, reading, options, b, mode === 'review'));
     showResolved(ctx, options.instrument, order.instrument);
     if (kind === 'reverse') await checkSide(ctx, b, order, options);
     // replace: a prefix of the old order's id becomes the whole id before anything is sent.

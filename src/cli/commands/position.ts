@@ -1,5 +1,5 @@
-import { parseAll } from '../../order/errors.js';
-import { parseInstrument } from '../../order/schema.js';
+import { parseAll } from '../../common/errors.js';
+import { parseInstrument } from '../../service/order.js';
 import { accountFor, callAndPrint, type JsonOption } from '../call.js';
 import type { CommandContext } from '../context.js';
 import { formatPositions } from '../format.js';

@@ -1,6 +1,6 @@
 import type { CallResult } from '../../backends/types.js';
-import { parseAll } from '../../order/errors.js';
-import { parseInstrument } from '../../order/schema.js';
+import { parseAll } from '../../common/errors.js';
+import { parseInstrument } from '../../service/order.js';
 import { using, type CommandContext } from '../context.js';
 import { formatPositions } from '../format.js';
 import { printTable } from '../io.js';

@@ -5,8 +5,8 @@
  * with exit 0 and the summary. And the feeds `trade price run` and `trade serve` drive: these two
  * and a replay (price-replay.ts).
  */
-import { parseAll, UsageError } from '../../order/errors.js';
-import { parseInstrument, parsePrice } from '../../order/schema.js';
+import { parseAll, UsageError } from '../../common/errors.js';
+import { parseInstrument, parsePrice } from '../../service/order.js';
 import type { Engine } from '../../engine/engine.js';
 import { onTick, nearestTicks, randomWalk, tickSizeOf } from '../../engine/price-feed.js';
 import type { ReplayPlan } from '../../engine/replay-driver.js';

@@ -7,8 +7,8 @@
  * Ctrl-C stops between two groups with exit 0 and the summary.
  */
 import { basename } from 'node:path';
-import { parseAll, UsageError } from '../../order/errors.js';
-import { parseInstrument } from '../../order/schema.js';
+import { parseAll, UsageError } from '../../common/errors.js';
+import { parseInstrument } from '../../service/order.js';
 import type { ClockState } from '../../service/session-clock.js';
 import { replayTime } from '../../service/session-clock.js';
 import { parseTime } from '../../engine/price-feed.js';

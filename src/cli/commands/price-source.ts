@@ -5,8 +5,8 @@
  * sources in the foreground (`trade serve` runs them too while it serves).
  */
 import { resolve } from 'node:path';
-import { parseAll, UsageError } from '../../order/errors.js';
-import { parseInstrument } from '../../order/schema.js';
+import { parseAll, UsageError } from '../../common/errors.js';
+import { parseInstrument } from '../../service/order.js';
 import { contractSpec } from '../../service/contracts.js';
 import { DEFAULT_SOURCE, type Engine, PRICE_SOURCES, type PriceSourceKind, type PriceSourceParams, type PriceSourceRecord } from '../../engine/engine.js';
 import { requireEmbedded } from '../call.js';

@@ -1,5 +1,5 @@
-import { parseAll } from '../../order/errors.js';
-import { parseInstrument, parsePrice } from '../../order/schema.js';
+import { parseAll } from '../../common/errors.js';
+import { parseInstrument, parsePrice } from '../../service/order.js';
 import { requireEmbedded } from '../call.js';
 import { using, type CommandContext } from '../context.js';
 import { formatPrice, formatPriceOutcome } from '../format.js';

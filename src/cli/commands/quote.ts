@@ -1,5 +1,5 @@
 import type { CallResult } from '../../backends/types.js';
-import { parseAll } from '../../order/errors.js';
+import { parseAll } from '../../common/errors.js';
 import { stripInvisible as shown } from '../../config/redact.js';
 import { parseArgs } from '../../service/operations.js';
 import type { JsonOption } from '../call.js';

@@ -1,4 +1,4 @@
-import { UsageError } from '../../order/errors.js';
+import { UsageError } from '../../common/errors.js';
 import type { CommandContext } from '../context.js';
 import { submitOrder, type OrderCommandOptions } from './place.js';
 

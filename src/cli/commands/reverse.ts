@@ -1,4 +1,4 @@
-import { UsageError } from '../../order/errors.js';
+import { UsageError } from '../../common/errors.js';
 import { parseArgs } from '../../service/operations.js';
 import { accountFor, callAndPrint } from '../call.js';
 import type { CommandContext } from '../context.js';

@@ -5,7 +5,7 @@
  * reached the way the http backend reaches a service: the profile's base URL (TRADE_BASE_URL) and
  * token (TRADE_TOKEN); the clock, on the embedded backend, in this machine's store.
  */
-import { ConfigError, NetworkError, RejectedError, UsageError } from '../../order/errors.js';
+import { ConfigError, NetworkError, RejectedError, UsageError } from '../../common/errors.js';
 import { checkTransport } from '../../backends/remote.js';
 import { serviceRoot } from '../../config/keys.js';
 import { type CommandContext, using } from '../context.js';

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { ConfigError, parseAll, UsageError } from '../../order/errors.js';
-import { parseInstrument } from '../../order/schema.js';
+import { ConfigError, parseAll, UsageError } from '../../common/errors.js';
+import { parseInstrument } from '../../service/order.js';
 import { generateToken, isUsableToken } from '../../server/auth.js';
 import { DEFAULT_BURST, describeRateLimit, parseBurst, parseMaxConnections, parseRate, type RateLimitOptions } from '../../server/limits.js';
 import { createServer, WS_PATH } from '../../server/server.js';
@@ -19,7 +19,7 @@ export interface ServeOptions {
   burst?: string;
   maxConnections?: string;
   log?: boolean;
-  /** A price source the server drives while it serves (README "Paper trading"). */
+  /** A price source the server drives while it serves (docs/paper-trading.md). */
   priceReplay?: string;
   priceInstrument?: string;
   speed?: string;

@@ -4,9 +4,9 @@
  * `--json` prints NDJSON: a Quote object, a pnlUpdate event or an Order object per line. Where
  * the updates come from on each backend is watch-feeds.ts's business.
  */
-import { parseAll, UsageError } from '../../order/errors.js';
+import { parseAll, UsageError } from '../../common/errors.js';
 import { stripInvisible as shown } from '../../config/redact.js';
-import { parseAccountName, parseInstrument } from '../../order/schema.js';
+import { parseAccountName, parseInstrument } from '../../service/order.js';
 import type { PnlAccountRead, PnlUpdateRead } from '../../service/events.js';
 import type { ExecutionRead, OrderRead, QuoteRead } from '../../service/shapes.js';
 import { using, type CommandContext } from '../context.js';

@@ -10,7 +10,7 @@
  *   POST /_sandbox/clock/step   {"records": 10} | {"time": "5m"}
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { RejectedError } from '../../order/errors.js';
+import { RejectedError } from '../../common/errors.js';
 import type { Engine } from '../../engine/engine.js';
 import { controlClock, STEP_WAIT_MS } from '../../engine/replay-driver.js';
 import { type ClockControl, clockView, parseClockSpeed, parseStep } from '../../service/session-clock.js';

@@ -6,7 +6,7 @@
  */
 import * as z from 'zod';
 import { OPERATIONS } from '../../service/operations.js';
-import { parseInstrument } from '../../order/schema.js';
+import { parseInstrument } from '../../service/order.js';
 
 export const STREAM_ACTIONS = ['subscribe', 'unsubscribe', 'streamPnl'] as const;
 /** `Webhook`: a message to trade serve's TradingView webhook (issue 32). */

@@ -10,7 +10,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { isMap, isSeq, LineCounter, parseDocument } from 'yaml';
 import * as z from 'zod';
-import { UsageError } from '../../order/errors.js';
+import { UsageError } from '../../common/errors.js';
 import { MAX_RULES, RuleInput } from './rules.js';
 
 /** A scenario file is at most this large: a thousand rules fit in a tenth of it. */
@@ -44,7 +44,7 @@ function deeperThan(value: unknown, max: number): boolean {
 }
 
 export function loadScenario(file: string): RuleInput[] {
-  const hint = { hint: 'A scenario is {"rules": [{"operation": "PlaceOrder", "nth": 2, "effect": "drop-after"}, ...]} in YAML or JSON; see README "Testing your scripts against trade serve". Nothing was served.' };
+  const hint = { hint: 'A scenario is {"rules": [{"operation": "PlaceOrder", "nth": 2, "effect": "drop-after"}, ...]} in YAML or JSON; see docs/serve.md. Nothing was served.' };
   let text: string;
   try {
     const size = statSync(file).size;

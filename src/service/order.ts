@@ -1,10 +1,35 @@
 /**
  * The one order schema. CLI input, the server's request bodies and the remote responses are all
  * checked here, so the rules live in exactly one place.
+ *
+ * Every schema is built on its first use and then kept (`built`): a zod schema costs far more to
+ * build than to run (zod clones it at every chained call), and a one-shot command builds only the
+ * fields it checks — `trade place` of a MARKET order never builds the price, OCO, strategy or
+ * order-id rules (issue 34).
  */
 import * as z from 'zod';
-import { resolveInstrument } from '../service/instruments.js';
-import { type FieldIssue, ValidationError } from './errors.js';
+import { resolveInstrument } from './instruments.js';
+import { type FieldIssue, ValidationError } from '../common/errors.js';
+
+/** Told the name of every schema built, when installed (the start-up test's preload does). */
+const SCHEMA_HOOK = Symbol.for('trade.schema');
+
+/** Tells the hook, when one is installed, that the schema `name` was built. */
+export function noteBuilt(name: string): void {
+  (globalThis as { [SCHEMA_HOOK]?: (name: string) => void })[SCHEMA_HOOK]?.(name);
+}
+
+/** A schema built by `build` on the first call, then the same one at every call. */
+export function built<T>(name: string, build: () => T): () => T {
+  let value: T | undefined;
+  return () => {
+    if (value === undefined) {
+      value = build();
+      noteBuilt(name);
+    }
+    return value;
+  };
+}
 
 export const ACTIONS = ['BUY', 'SELL'] as const;
 export const ORDER_TYPES = ['MARKET', 'LIMIT', 'STOPMARKET', 'STOPLIMIT'] as const;
@@ -88,26 +113,32 @@ export const INSTRUMENT_PATTERN = /^([A-Z0-9]{1,12}) (0[1-9]|1[0-2])-(\d{2})$/;
  * `ES1!`, `ESU5`, `ESU25`, `ES SEP25`, resolved to one dated contract written `SYMBOL MM-YY`. The
  * forms that need a date resolve against today's date in America/Chicago.
  */
-export const instrumentField = z
-  .string({ error: (iss) => required(iss.input, `must be a string like 'ES 09-25', got ${show(iss.input)}`) })
-  .transform((raw, ctx) => {
-    const resolved = resolveInstrument(raw, new Date());
-    if (resolved.ok) return resolved.instrument;
-    ctx.issues.push({ code: 'custom', input: raw, message: resolved.why });
-    return z.NEVER;
-  });
+export const instrumentField = built('instrument', () =>
+  z
+    .string({ error: (iss) => required(iss.input, `must be a string like 'ES 09-25', got ${show(iss.input)}`) })
+    .transform((raw, ctx) => {
+      const resolved = resolveInstrument(raw, new Date());
+      if (resolved.ok) return resolved.instrument;
+      ctx.issues.push({ code: 'custom', input: raw, message: resolved.why });
+      return z.NEVER;
+    }),
+);
 
-const quantity = z
-  .number({ error: (iss) => required(iss.input, `must be a whole number, got ${show(iss.input)}`) })
-  .int({ error: (iss) => `must be a whole number, got ${show(iss.input)}` })
-  .min(1, { error: (iss) => `must be at least 1, got ${show(iss.input)}` })
-  .max(MAX_QUANTITY, { error: (iss) => `must be at most ${MAX_QUANTITY}, got ${show(iss.input)}` });
+const quantity = built('quantity', () =>
+  z
+    .number({ error: (iss) => required(iss.input, `must be a whole number, got ${show(iss.input)}`) })
+    .int({ error: (iss) => `must be a whole number, got ${show(iss.input)}` })
+    .min(1, { error: (iss) => `must be at least 1, got ${show(iss.input)}` })
+    .max(MAX_QUANTITY, { error: (iss) => `must be at most ${MAX_QUANTITY}, got ${show(iss.input)}` }),
+);
 
 /** A price: positive, finite, at most MAX_PRICE. */
-export const priceField = z
-  .number({ error: (iss) => `must be a positive number, got ${show(iss.input)}` })
-  .positive({ error: (iss) => `must be a positive number, got ${show(iss.input)}` })
-  .max(MAX_PRICE, { error: (iss) => `must be at most ${MAX_PRICE}, got ${show(iss.input)}` });
+export const priceField = built('price', () =>
+  z
+    .number({ error: (iss) => `must be a positive number, got ${show(iss.input)}` })
+    .positive({ error: (iss) => `must be a positive number, got ${show(iss.input)}` })
+    .max(MAX_PRICE, { error: (iss) => `must be at most ${MAX_PRICE}, got ${show(iss.input)}` }),
+);
 
 /**
  * A name: account, OCO id, ATM strategy. Printable, bounded, and carried unchanged by the store
@@ -132,23 +163,25 @@ const ROUTE_WORDS = new Set(['place', 'flatplace', 'cancel', 'cancel_and_bracket
  * A client's own order id (§1.6): 1–64 of `A–Z a–z 0–9 . _ : -`, case-sensitive, not a route
  * word. Unique per account: placing it twice is refused, which makes a resend safe.
  */
-export const clientOrderIdField = z
-  .string({ error: (iss) => `must be a string of 1-64 characters (A-Z a-z 0-9 . _ : -), got ${show(iss.input)}` })
-  .regex(/^[A-Za-z0-9._:-]{1,64}$/, { error: (iss) => `must be 1-64 characters of A-Z a-z 0-9 . _ : -, got ${show(iss.input)}` })
-  .refine((id) => !ROUTE_WORDS.has(id), { error: (iss) => `${show(iss.input)} is a word of the service's paths; choose another id` });
+export const clientOrderIdField = built('clientOrderId', () =>
+  z
+    .string({ error: (iss) => `must be a string of 1-64 characters (A-Z a-z 0-9 . _ : -), got ${show(iss.input)}` })
+    .regex(/^[A-Za-z0-9._:-]{1,64}$/, { error: (iss) => `must be 1-64 characters of A-Z a-z 0-9 . _ : -, got ${show(iss.input)}` })
+    .refine((id) => !ROUTE_WORDS.has(id), { error: (iss) => `${show(iss.input)} is a word of the service's paths; choose another id` }),
+);
 
-/** The order request body of the service (section 2.2, and PlaceOrder's `orderId` of §3.1). */
-export const orderBodyShape = {
+/** The order request body of the service (section 2.2, and PlaceOrder's `orderId` of §3.1): each field's schema, built when first checked. */
+const ORDER_BODY_FIELDS = {
   instrument: instrumentField,
-  action: upperEnum(ACTIONS),
+  action: built('action', () => upperEnum(ACTIONS)),
   quantity,
-  orderType: upperEnum(ORDER_TYPES),
-  timeInForce: upperEnum(TIMES_IN_FORCE),
-  limitPrice: priceField.optional(),
-  stopPrice: priceField.optional(),
-  ocoId: nameField('string').optional(),
-  strategy: nameField('string').optional(),
-  orderId: clientOrderIdField.optional(),
+  orderType: built('orderType', () => upperEnum(ORDER_TYPES)),
+  timeInForce: built('timeInForce', () => upperEnum(TIMES_IN_FORCE)),
+  limitPrice: built('limitPrice', () => priceField().optional()),
+  stopPrice: built('stopPrice', () => priceField().optional()),
+  ocoId: built('ocoId', () => nameField('string').optional()),
+  strategy: built('strategy', () => nameField('string').optional()),
+  orderId: built('orderId', () => clientOrderIdField().optional()),
 };
 
 /** The sides a position can be on (PlaceOrder's requireMarketPosition). */
@@ -161,28 +194,42 @@ export const OPEN_SIDES = ['long', 'short'] as const;
  * PlaceOrder's guards (§3.1): the position the instrument must be in (a comma list of flat, long,
  * short), and the most open positions the account may hold before this order opens another.
  */
-export const placeGuardsShape = {
-  requireMarketPosition: z
-    .string({ error: (iss) => `must be a comma list of flat, long, short, got ${show(iss.input)}` })
-    .transform((raw, ctx) => {
-      const sides = raw.split(',').map((s) => s.trim().replace(/[A-Z]+/g, (l) => l.toLowerCase()));
-      if (sides.length > 0 && sides.every((s): s is MarketSide => (SIDES as readonly string[]).includes(s))) return [...new Set(sides)];
-      ctx.issues.push({ code: 'custom', input: raw, message: `must be a comma list of flat, long, short, got ${show(raw)}` });
-      return z.NEVER;
-    })
-    .optional(),
-  maxPositions: z
-    .number({ error: (iss) => `must be a whole number from 1, got ${show(iss.input)}` })
-    .int({ error: (iss) => `must be a whole number from 1, got ${show(iss.input)}` })
-    .min(1, { error: (iss) => `must be a whole number from 1, got ${show(iss.input)}` })
-    .max(MAX_QUANTITY, { error: (iss) => `must be at most ${MAX_QUANTITY}, got ${show(iss.input)}` })
-    .optional(),
+const PLACE_GUARD_FIELDS = {
+  requireMarketPosition: built('requireMarketPosition', () =>
+    z
+      .string({ error: (iss) => `must be a comma list of flat, long, short, got ${show(iss.input)}` })
+      .transform((raw, ctx) => {
+        const sides = raw.split(',').map((s) => s.trim().replace(/[A-Z]+/g, (l) => l.toLowerCase()));
+        if (sides.length > 0 && sides.every((s): s is MarketSide => (SIDES as readonly string[]).includes(s))) return [...new Set(sides)];
+        ctx.issues.push({ code: 'custom', input: raw, message: `must be a comma list of flat, long, short, got ${show(raw)}` });
+        return z.NEVER;
+      })
+      .optional(),
+  ),
+  maxPositions: built('maxPositions', () =>
+    z
+      .number({ error: (iss) => `must be a whole number from 1, got ${show(iss.input)}` })
+      .int({ error: (iss) => `must be a whole number from 1, got ${show(iss.input)}` })
+      .min(1, { error: (iss) => `must be a whole number from 1, got ${show(iss.input)}` })
+      .max(MAX_QUANTITY, { error: (iss) => `must be at most ${MAX_QUANTITY}, got ${show(iss.input)}` })
+      .optional(),
+  ),
 };
 
-export const orderBodySchema = z.strictObject(orderBodyShape);
-// Built once: a zod schema costs far more to build than to run, and these run on every request.
-export const accountNameField = nameField('account name');
-export const orderIdField = nameField('order id');
+type Built<F> = { [K in keyof F]: F[K] extends () => infer S ? S : never };
+
+/** Every field of a table, built. */
+function buildAll<F extends Record<string, () => z.ZodType>>(fields: F): Built<F> {
+  return Object.fromEntries(Object.entries(fields).map(([key, field]) => [key, field()])) as Built<F>;
+}
+
+/** The order body's fields, built (the operation table's rows use them whole). */
+export const orderBodyShape = () => buildAll(ORDER_BODY_FIELDS);
+/** PlaceOrder's guards, built. */
+export const placeGuardsShape = () => buildAll(PLACE_GUARD_FIELDS);
+
+export const accountNameField = built('account', () => nameField('account name'));
+export const orderIdField = built('existingOrderId', () => nameField('order id'));
 
 /**
  * A whole number from JSON or from a query string (`lookbackTime=320`): the string form is
@@ -201,55 +248,77 @@ export function wholeNumberField(min: number, max: number, why = `must be a whol
 }
 
 /** One instrument or a comma list of them (GetQuote, §3.17), each resolved as `instrumentField` does. */
-export const instrumentListField = z
-  .string({ error: (iss) => required(iss.input, `must be an instrument or a comma list of them, got ${show(iss.input)}`) })
-  .transform((raw, ctx) => {
-    const resolved = raw.split(',').map((part) => resolveInstrument(part, new Date()));
-    const bad = resolved.find((r) => !r.ok);
-    if (bad && !bad.ok) {
-      ctx.issues.push({ code: 'custom', input: raw, message: bad.why });
-      return z.NEVER;
-    }
-    return resolved.map((r) => (r.ok ? r.instrument : ''));
-  });
+export const instrumentListField = built('instrumentList', () =>
+  z
+    .string({ error: (iss) => required(iss.input, `must be an instrument or a comma list of them, got ${show(iss.input)}`) })
+    .transform((raw, ctx) => {
+      const resolved = raw.split(',').map((part) => resolveInstrument(part, new Date()));
+      const bad = resolved.find((r) => !r.ok);
+      if (bad && !bad.ok) {
+        ctx.issues.push({ code: 'custom', input: raw, message: bad.why });
+        return z.NEVER;
+      }
+      return resolved.map((r) => (r.ok ? r.instrument : ''));
+    }),
+);
 
 /** `long` or `short`, any case: the side a filtered flatten closes (§3.14). */
-export const sideField = z
-  .string({ error: (iss) => `must be long or short, got ${show(iss.input)}` })
-  .transform((raw, ctx) => {
-    const side = raw.trim().replace(/[A-Z]+/g, (l) => l.toLowerCase());
-    if ((OPEN_SIDES as readonly string[]).includes(side)) return side as (typeof OPEN_SIDES)[number];
-    ctx.issues.push({ code: 'custom', input: raw, message: `must be long or short, got ${show(raw)}` });
-    return z.NEVER;
-  });
+export const sideField = built('side', () =>
+  z
+    .string({ error: (iss) => `must be long or short, got ${show(iss.input)}` })
+    .transform((raw, ctx) => {
+      const side = raw.trim().replace(/[A-Z]+/g, (l) => l.toLowerCase());
+      if ((OPEN_SIDES as readonly string[]).includes(side)) return side as (typeof OPEN_SIDES)[number];
+      ctx.issues.push({ code: 'custom', input: raw, message: `must be long or short, got ${show(raw)}` });
+      return z.NEVER;
+    }),
+);
 
 /** A time as an ISO 8601 string (GetBars' `from`, `to`). */
-export const isoTimeField = z
-  .string({ error: (iss) => `must be a time like 2026-03-18T20:00:00Z, got ${show(iss.input)}` })
-  .refine((t) => !Number.isNaN(Date.parse(t)), { error: (iss) => `must be a time like 2026-03-18T20:00:00Z, got ${show(iss.input)}` })
-  .transform((t) => new Date(t).toISOString());
+export const isoTimeField = built('isoTime', () =>
+  z
+    .string({ error: (iss) => `must be a time like 2026-03-18T20:00:00Z, got ${show(iss.input)}` })
+    .refine((t) => !Number.isNaN(Date.parse(t)), { error: (iss) => `must be a time like 2026-03-18T20:00:00Z, got ${show(iss.input)}` })
+    .transform((t) => new Date(t).toISOString()),
+);
 
 /**
  * A boolean from JSON or from a query string (§1.3): `true`/`false` in any case, or `1`/`0`.
  * Anything else is refused, so `activeOnly=yes` is not silently read as false.
  */
-export const booleanField = z.union([z.boolean(), z.string(), z.number()], {
-  error: (iss) => `must be true or false, got ${show(iss.input)}`,
-}).transform((raw, ctx) => {
-  if (typeof raw === 'boolean') return raw;
-  const text = String(raw).toLowerCase();
-  if (text === 'true' || text === '1') return true;
-  if (text === 'false' || text === '0') return false;
-  ctx.issues.push({ code: 'custom', input: raw, message: `must be true or false (or 1 or 0), got ${show(raw)}` });
-  return z.NEVER;
-});
-/** The body plus the account: what the CLI builds and the WebSocket `args` carry. */
-export const orderSchema = z.strictObject({ account: accountNameField, ...orderBodyShape, ...placeGuardsShape });
+export const booleanField = built('boolean', () =>
+  z
+    .union([z.boolean(), z.string(), z.number()], {
+      error: (iss) => `must be true or false, got ${show(iss.input)}`,
+    })
+    .transform((raw, ctx) => {
+      if (typeof raw === 'boolean') return raw;
+      const text = String(raw).toLowerCase();
+      if (text === 'true' || text === '1') return true;
+      if (text === 'false' || text === '0') return false;
+      ctx.issues.push({ code: 'custom', input: raw, message: `must be true or false (or 1 or 0), got ${show(raw)}` });
+      return z.NEVER;
+    }),
+);
 
-export type OrderBody = z.output<typeof orderBodySchema>;
-export type Order = z.output<typeof orderSchema>;
+/** The body plus the account: what the CLI builds and the WebSocket `args` carry; each field built when first checked. */
+const ORDER_FIELD_TABLE = { account: accountNameField, ...ORDER_BODY_FIELDS, ...PLACE_GUARD_FIELDS };
+
+export type OrderBody = z.output<z.ZodObject<Built<typeof ORDER_BODY_FIELDS>, z.core.$strict>>;
+export type Order = z.output<z.ZodObject<Built<typeof ORDER_FIELD_TABLE>, z.core.$strict>>;
 /** Every field the order may have, in the order a person reads them. */
-export const ORDER_FIELDS = ['account', ...Object.keys(orderBodyShape), ...Object.keys(placeGuardsShape)] as Array<keyof Order>;
+export const ORDER_FIELDS = Object.keys(ORDER_FIELD_TABLE) as Array<keyof Order>;
+
+/**
+ * The fields an order may leave out. An absent one is skipped without building its schema; a
+ * test checks that this is exactly the fields whose schema is optional.
+ */
+export const OPTIONAL_ORDER_FIELDS: ReadonlySet<string> = new Set(['limitPrice', 'stopPrice', 'ocoId', 'strategy', 'orderId', 'requireMarketPosition', 'maxPositions']);
+
+/** The schema of one order field, built if it was not yet (tests compare it with OPTIONAL_ORDER_FIELDS). */
+export function orderFieldSchema(field: keyof Order): z.ZodType {
+  return ORDER_FIELD_TABLE[field]();
+}
 
 export function toIssues(error: z.ZodError): FieldIssue[] {
   const issues: FieldIssue[] = [];
@@ -295,7 +364,7 @@ export function priceRules(order: OrderBody, mode: 'client' | 'server' = 'client
  * is also checked against the type (required for the types that use it).
  */
 export function fieldError(field: keyof Order, value: unknown, orderType?: OrderType): string | undefined {
-  const result = orderSchema.shape[field].safeParse(value);
+  const result = orderFieldSchema(field).safeParse(value);
   if (!result.success) return result.error.issues[0]!.message;
   if (orderType && (field === 'limitPrice' || field === 'stopPrice')) return priceIssue(field, orderType, result.data as number | undefined);
   return undefined;
@@ -307,24 +376,50 @@ function notAnObject(input: unknown): ValidationError | undefined {
   return undefined;
 }
 
-function parseWith<T extends OrderBody>(schema: z.ZodType<T>, input: unknown): T {
+/**
+ * What `z.strictObject(fields).safeParse(input)` answers, with each field's schema built only when
+ * there is something to check: an optional field that is absent is skipped unbuilt. The same
+ * issues in the same order (the fields in table order, then the unknown keys) and the same value
+ * (fields in table order; a field given as undefined is kept as undefined), as zod's object does.
+ */
+function parseFields(fields: Record<string, () => z.ZodType>, input: Record<string, unknown>): { data: Record<string, unknown>; issues: FieldIssue[] } {
+  const data: Record<string, unknown> = {};
+  const issues: FieldIssue[] = [];
+  for (const key of Object.keys(fields)) {
+    const present = key in input;
+    if (!present && OPTIONAL_ORDER_FIELDS.has(key)) continue;
+    const result = fields[key]!().safeParse(input[key]);
+    if (!result.success) {
+      for (const issue of result.error.issues) issues.push({ field: [key, ...issue.path].map(String).join('.'), message: issue.message });
+    } else if (result.data !== undefined || present) {
+      data[key] = result.data;
+    }
+  }
+  for (const key in input) {
+    // The key is the client's own text: shown short and printable, like any rejected value.
+    if (!Object.hasOwn(fields, key)) issues.push({ field: printable(clip(key, 40)), message: 'is not a known field' });
+  }
+  return { data, issues };
+}
+
+function parseWith<T extends OrderBody>(fields: Record<string, () => z.ZodType>, input: unknown): T {
   const wrong = notAnObject(input);
   if (wrong) throw wrong;
-  const result = schema.safeParse(input);
-  if (!result.success) throw new ValidationError(toIssues(result.error));
-  const issues = priceRules(result.data);
+  const { data, issues } = parseFields(fields, input as Record<string, unknown>);
   if (issues.length > 0) throw new ValidationError(issues);
-  return result.data;
+  const priceIssues = priceRules(data as T);
+  if (priceIssues.length > 0) throw new ValidationError(priceIssues);
+  return data as T;
 }
 
 /** Validates and normalizes an order (account + body). Throws ValidationError naming every bad field. */
 export function parseOrder(input: unknown): Order {
-  return parseWith(orderSchema, input);
+  return parseWith<Order>(ORDER_FIELD_TABLE, input);
 }
 
 /** Validates and normalizes a request body (no account: it comes from the path). */
 export function parseOrderBody(input: unknown): OrderBody {
-  return parseWith(orderBodySchema, input);
+  return parseWith<OrderBody>(ORDER_BODY_FIELDS, input);
 }
 
 /** One value checked by one field rule; a ValidationError names the field. */
@@ -336,47 +431,48 @@ function parseField<T>(schema: z.ZodType<T>, field: string, input: unknown): T {
 
 /** Validates an account name on its own (path parameters, `accounts add`). */
 export function parseAccountName(input: unknown): string {
-  return parseField(accountNameField, 'account', input);
+  return parseField(accountNameField(), 'account', input);
 }
 
 /** Validates and normalizes an instrument on its own (`price set`, `close`). */
 export function parseInstrument(input: unknown): string {
-  return parseField(instrumentField, 'instrument', input);
+  return parseField(instrumentField(), 'instrument', input);
 }
 
 /** Validates a price on its own (`price set`). */
 export function parsePrice(input: unknown): number {
-  return parseField(priceField, 'price', input);
+  return parseField(priceField(), 'price', input);
 }
 
 /** Validates an order id given by a client (`cancel`). Unknown ids are the engine's to reject. */
 export function parseOrderId(input: unknown): string {
-  return parseField(orderIdField, 'orderId', input);
+  return parseField(orderIdField(), 'orderId', input);
 }
 
 /** Sanity bound for ATM distances, in ticks. */
 export const MAX_TICKS = 100_000;
 
-const ticks = z
-  .number({ error: (iss) => required(iss.input, `must be a whole number of ticks, got ${show(iss.input)}`) })
-  .int({ error: (iss) => `must be a whole number of ticks, got ${show(iss.input)}` })
-  .min(1, { error: (iss) => `must be at least 1 tick, got ${show(iss.input)}` })
-  .max(MAX_TICKS, { error: (iss) => `must be at most ${MAX_TICKS} ticks, got ${show(iss.input)}` });
-
 /** An ATM strategy template: a stop-loss and a profit-target, in ticks from the entry fill. */
-export const atmTemplateSchema = z.strictObject({
-  name: nameField('strategy name'),
-  stopLossTicks: ticks,
-  profitTargetTicks: ticks,
-  tickSize: priceField,
+export const atmTemplateSchema = built('atmTemplate', () => {
+  const ticks = z
+    .number({ error: (iss) => required(iss.input, `must be a whole number of ticks, got ${show(iss.input)}`) })
+    .int({ error: (iss) => `must be a whole number of ticks, got ${show(iss.input)}` })
+    .min(1, { error: (iss) => `must be at least 1 tick, got ${show(iss.input)}` })
+    .max(MAX_TICKS, { error: (iss) => `must be at most ${MAX_TICKS} ticks, got ${show(iss.input)}` });
+  return z.strictObject({
+    name: nameField('strategy name'),
+    stopLossTicks: ticks,
+    profitTargetTicks: ticks,
+    tickSize: priceField(),
+  });
 });
-export type AtmTemplate = z.output<typeof atmTemplateSchema>;
+export type AtmTemplate = z.output<ReturnType<typeof atmTemplateSchema>>;
 
 /** Validates an ATM template. Throws ValidationError naming every bad field. */
 export function parseAtmTemplate(input: unknown): AtmTemplate {
   const wrong = notAnObject(input);
   if (wrong) throw wrong;
-  const result = atmTemplateSchema.safeParse(input);
+  const result = atmTemplateSchema().safeParse(input);
   if (!result.success) throw new ValidationError(toIssues(result.error));
   return result.data;
 }

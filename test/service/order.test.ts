@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../src/order/errors.js';
+import { ValidationError } from '../../src/common/errors.js';
 import {
   describeOrder,
   fieldError,
   parseAccountName,
   parseOrder,
   parseOrderBody,
-} from '../../src/order/schema.js';
+} from '../../src/service/order.js';
 
 const base = {
   account: 'Sim101',
@@ -159,7 +159,7 @@ describe('order schema', () => {
   });
 });
 
-describe('what the fuzzer found (test/order/schema-fuzz.test.ts)', () => {
+describe('what the fuzzer found (test/service/order-fuzz.test.ts)', () => {
   it('matches enums and instruments in ASCII case only: a look-alike letter that upper-cases into one is refused', () => {
     // String#toUpperCase turns ſ into S, ı into I, ß into SS and ﬆ into ST.
     expect(rejection({ ...base, action: 'ſell' })).toBe("Invalid request: action: must be BUY or SELL (any case), got 'ſell'");

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../src/order/errors.js';
+import { ValidationError } from '../../src/common/errors.js';
 import {
   parseAtmTemplate,
   parseInstrument,
   parseOrderId,
   parsePrice,
-} from '../../src/order/schema.js';
+} from '../../src/service/order.js';
 
 function message(run: () => unknown): string {
   try {

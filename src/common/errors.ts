@@ -14,6 +14,18 @@ export const ExitCode = {
   cancelled: 130,
 } as const;
 
+/** What each exit code means, for the manual and the man page (src/cli/manual.ts). */
+export const EXIT_CODE_MEANINGS: ReadonlyArray<readonly [code: number, meaning: string]> = [
+  [ExitCode.ok, 'done'],
+  [ExitCode.rejected, 'the service or engine rejected the request (its message is shown)'],
+  [ExitCode.usage, 'usage: a flag missing or invalid; nothing was sent'],
+  [ExitCode.config, 'configuration or authentication: no token, bad token, no base URL'],
+  [ExitCode.network, 'network or timeout: the outcome may be unknown; the message says how to check'],
+  [ExitCode.rateLimited, 'rate limited: nothing was placed; the message says when to retry'],
+  [ExitCode.guard, "refused by a guard rule (or the guard's ledger cannot be used): nothing was sent"],
+  [ExitCode.cancelled, 'cancelled at a prompt (declined, Ctrl-C, Ctrl-D); nothing was sent'],
+];
+
 export interface TradeErrorOptions {
   hint?: string;
   cause?: unknown;

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ValidationError } from '../../src/order/errors.js';
+import { ValidationError } from '../../src/common/errors.js';
 import {
   ACTIONS,
   INSTRUMENT_PATTERN,
@@ -27,7 +27,7 @@ import {
   parsePrice,
   TIMES_IN_FORCE,
   type OrderType,
-} from '../../src/order/schema.js';
+} from '../../src/service/order.js';
 import { OPERATION_NAMES, OPERATIONS, parseArgs } from '../../src/service/operations.js';
 import {
   ASCII_UPPERCASING,

@@ -5,8 +5,8 @@
  * belongs to the session that ends on Monday. Exchange holidays are not modelled.
  */
 
-import { chicagoWallClock, DAY_MS, fromChicagoWallClock } from '../service/chicago.js';
-import { allContracts, contractsGeneration, contractSpec, rootOf } from '../service/contracts.js';
+import { chicagoWallClock, DAY_MS, fromChicagoWallClock } from './chicago.js';
+import { allContracts, contractsGeneration, contractSpec, rootOf } from './contracts.js';
 
 /** The daily close most roots share, and that of a root the table does not have. */
 export const DEFAULT_CLOSE = '16:00';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { closeOf, otherCloses, sessionEnd } from '../../src/engine/session.js';
+import { closeOf, otherCloses, sessionEnd } from '../../src/service/session.js';
 
 const end = (iso: string) => sessionEnd(new Date(iso)).toISOString();
 
