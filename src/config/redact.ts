@@ -53,6 +53,8 @@ interface Forms {
   grams: Set<string>;
   /** Their rolling hashes, so a text is scanned without cutting it into pieces. */
   hashes: Set<number>;
+  /** Whether any form holds a line feed (then a text's final line feeds are read with it). */
+  newline: boolean;
 }
 
 const HASH_BASE = 131;
@@ -97,7 +99,9 @@ function compile(secrets: readonly string[]): Forms {
       else for (let i = 0; i + MIN_FRAGMENT <= form.length; i++) grams.add(asciiLower(form.slice(i, i + MIN_FRAGMENT)));
     }
   }
-  return { exact: [...new Set(exact.map(asciiLower))], grams, hashes: new Set([...grams].map((gram) => hashOf(gram, 0))) };
+  const exactForms = [...new Set(exact.map(asciiLower))];
+  const newline = exactForms.some((form) => form.includes('\n')) || [...grams].some((gram) => gram.includes('\n'));
+  return { exact: exactForms, grams, hashes: new Set([...grams].map((gram) => hashOf(gram, 0))), newline };
 }
 
 /**
@@ -388,6 +392,12 @@ function atoms(text: string): { start: Int32Array; end: Int32Array } {
 
 function redactWith(text: string, forms: Forms): string {
   if (text.length === 0) return text;
+  // The line feeds a printed line ends with are invisible characters: read with them, the whole
+  // line would be copied once more without them (clean) and that copy searched too, for nothing
+  // it does not hold already. So they are set aside and put back, unless a secret holds one.
+  let body = text.length;
+  while (body > 0 && text.charCodeAt(body - 1) === 0x0a) body--;
+  if (body < text.length && !forms.newline) return redactWith(text.slice(0, body), forms) + text.slice(body);
   const found = views(text).flatMap((view) => matches(view, forms));
   if (found.length === 0) return text;
   const { start, end } = atoms(text);
