@@ -34,13 +34,14 @@ const MAX_DECODE_DEPTH = 3;
  * (variation selectors, Hangul fillers, tags).
  */
 export const INVISIBLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/u;
-const INVISIBLE_ALL = new RegExp(INVISIBLE.source, 'gu');
+/** Made on first use: `new RegExp` parses its Unicode classes at once (~0.3 ms of every start-up). */
+let invisibleAll: RegExp | undefined;
 /** Terminal escape sequences: CSI (`ESC [ … m`) and OSC (`ESC ] … BEL`), each removed whole. */
 const TERMINAL_SEQUENCES = /\x1b\[[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)/g;
 
 /** Text with its terminal escape sequences and every invisible and control character removed. */
 export function stripInvisible(text: string): string {
-  return text.replace(TERMINAL_SEQUENCES, '').replace(INVISIBLE_ALL, '');
+  return text.replace(TERMINAL_SEQUENCES, '').replace((invisibleAll ??= new RegExp(INVISIBLE.source, 'gu')), '');
 }
 
 /** ASCII letters in lower case, and nothing else changed (so every index stays where it was). */
