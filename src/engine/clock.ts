@@ -84,14 +84,7 @@ export interface ClockAdvance {
 export function createClockStore(db: Db) {
   let read: ReturnType<typeof prepareRead> | undefined;
   const prepareRead = () => db.prepare<[], ClockRow>('SELECT * FROM session_clock WHERE id = 1');
-  const readRow = (): ClockRow | undefined => (read ??= prepareRead()).get();
-  /**
-   * The row as read once for a group commit's transaction (see `held`): no other process can
-   * write it while this one holds the write lock, and this one's own writes forget it.
-   */
-  let holding = 0;
-  let cached: { row: ClockRow | undefined } | undefined;
-  const row = (): ClockRow | undefined => (holding > 0 ? (cached ??= { row: readRow() }).row : readRow());
+  const row = (): ClockRow | undefined => (read ??= prepareRead()).get();
 
   /** The row, if a live replay drives it. */
   function live(): ClockRow | undefined {
@@ -106,27 +99,10 @@ export function createClockStore(db: Db) {
   const write = (sql: string, ...params: unknown[]) => {
     let statement = prepared.get(sql);
     if (!statement) prepared.set(sql, (statement = db.prepare<unknown[]>(sql)));
-    cached = undefined;
     return statement.run(...params);
   };
 
   return {
-    /**
-     * Runs `work` (a write transaction holding the store's write lock) reading the clock's row
-     * once, not at every operation of a group; `forget` drops it (a savepoint rolled back).
-     */
-    held<T>(work: () => T): T {
-      holding++;
-      try {
-        return work();
-      } finally {
-        if (--holding === 0) cached = undefined;
-      }
-    },
-    forget(): void {
-      cached = undefined;
-    },
-
     /** The clock's state: the wall clock's when no live replay drives it. */
     state(): ClockState {
       const r = live();

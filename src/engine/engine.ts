@@ -312,7 +312,6 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
         settled.push({ ok: true, value: savepoint(run) as R });
       } catch (error) {
         core.cache.reset();
-        clocks.forget();
         // Some failures (a full disk, an I/O error) make SQLite roll back the whole transaction:
         // the neighbours run so far are undone too, so the group fails as one, with that error.
         if (!db.inTransaction) throw error;
@@ -323,8 +322,7 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
   });
   function group<R>(runs: ReadonlyArray<() => R>, budgetMs = Infinity): Array<Settled<R>> {
     try {
-      // The group holds the write lock throughout: the clock's row is read once for all of it.
-      return clocks.held(() => groupTransaction.immediate(runs, budgetMs) as Array<Settled<R>>);
+      return groupTransaction.immediate(runs, budgetMs) as Array<Settled<R>>;
     } catch (error) {
       core.cache.reset();
       throw error;
