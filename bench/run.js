@@ -3,6 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { benchBatch } from './batch.js';
+import { benchBounds } from './bounds.js';
 import { benchEngine } from './engine.js';
 import { benchGuard } from './guard.js';
 import { benchHttp } from './http.js';
@@ -26,6 +27,8 @@ console.error('WebSocket RPC…');
 results.ws = await benchWs();
 console.error('trade batch…');
 results.batch = await benchBatch();
+console.error('trade serve under abuse…');
+results.bounds = await benchBounds();
 console.error('trade price replay of 1M and 5M ticks…');
 results.replay = await benchReplay();
 
@@ -51,6 +54,8 @@ printTable([
   ['batch embedded', `${results.batch.embedded} orders/s`, `shell loop: ${results.batch.shellLoop}/s`, `${(results.batch.embedded / results.batch.shellLoop).toFixed(0)}x`, ''],
   ['batch http', `${results.batch.http} orders/s`, `shell loop: ${results.batch.shellLoop}/s`, `${(results.batch.http / results.batch.shellLoop).toFixed(0)}x`, ''],
   ['batch ws', `${results.batch.ws} orders/s`, `shell loop: ${results.batch.shellLoop}/s`, `${(results.batch.ws / results.batch.shellLoop).toFixed(0)}x`, '>= 12000/s'],
+  ['serve: another WS client beside one that never reads', `${results.bounds.wsBesideGreedyMs} ms (max ${results.bounds.wsBesideGreedyMaxMs} ms)`, `quiet: ${results.bounds.wsQuietMs} ms`, `${results.bounds.wsRatio}x`, ''],
+  ['serve: another HTTP client beside 200 pipelined reads', `${results.bounds.httpBesidePipelinedMs} ms (max ${results.bounds.httpBesidePipelinedMaxMs} ms)`, `quiet: ${results.bounds.httpQuietMs} ms`, `${results.bounds.httpRatio}x`, ''],
   ...results.replay.runs.map((r) => [
     `price replay ${r.ticks / 1e6}M ticks, --speed max`,
     r.ok ? `${r.ticksPerSecond} ticks/s, peak ${r.peakMiB} MiB` : `exit ${r.exit}: ${r.error}`,

@@ -3,6 +3,7 @@
  * comments, placeholders, repeats, unknown fields, values; and, by property, that any message
  * built from valid fields in any order, spacing and case parses to the same calls.
  */
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { AlertFailure, type Alert, parseAlert } from '../../src/alerts/message.js';
@@ -304,4 +305,33 @@ describe('property: any order, spacing and case', () => {
       { numRuns: 500 },
     );
   });
+});
+
+describe("each command's required fields, as the reference's §3.0 lists them", () => {
+  const REFERENCE = readFileSync(new URL('../../docs/webhook-reference.md', import.meta.url), 'utf8');
+  const INDEX = REFERENCE.slice(REFERENCE.indexOf('### 3.0 Index'), REFERENCE.indexOf('Rules for all commands:'));
+  /** The `req` column of each command's row: the names before any `;` or `, and` (what a type or a bracket needs besides). */
+  const rows = [...INDEX.matchAll(/^\| `([A-Z]+)` \| [^|]* \| ([^|]*) \|/gm)].map(([, command, req]) => ({ command: command!, req: req!.trim() }));
+  const names = (text: string) => [...text.split(/;|, and /)[0]!.matchAll(/`(\w+)`/g)].map((m) => m[1]!);
+  const PLACE = names(rows.find((r) => r.command === 'PLACE')!.req);
+  const required = (req: string) => (req === '—' ? [] : req === 'as PLACE' ? PLACE : req.endsWith('+ PLACE fields') ? [...names(req), ...PLACE] : names(req));
+  const VALUES: Record<string, string> = { account: 'Sim101', instrument: 'ES 06-26', action: 'BUY', qty: '1', order_type: 'MARKET', tif: 'DAY', order_id: 'o1', strategy_id: 's1' };
+  const message = (command: string, fields: string[]) => `key=k; command=${command}; ${fields.map((f) => `${f}=${VALUES[f]};`).join(' ')}`;
+
+  test('the index names the 14 commands', () => {
+    expect(rows.map((r) => r.command)).toHaveLength(14);
+    expect(PLACE).toEqual(['account', 'instrument', 'action', 'qty', 'order_type', 'tif']);
+  });
+
+  for (const { command, req } of rows) {
+    const fields = required(req);
+    test(`${command}: ${fields.join(', ') || 'none'}; each one missing is named`, () => {
+      // With every required field there: whatever else it lacks (CANCELANDBRACKET a leg), none of them is missing.
+      const whole = failure(message(command, fields));
+      for (const field of fields) expect(whole).not.toBe(`missing_field: Check message format, missing required field: ${field.toUpperCase()}`);
+      if (command !== 'CANCELANDBRACKET') expect(whole).not.toMatch(/^missing_field/);
+      for (const field of fields)
+        expect(failure(message(command, fields.filter((f) => f !== field)))).toBe(`missing_field: Check message format, missing required field: ${field.toUpperCase()}`);
+    });
+  }
 });

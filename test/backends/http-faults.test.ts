@@ -1,4 +1,5 @@
 /** The http backend against a real local server made to misbehave, one way per path. */
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -184,17 +185,72 @@ describe('http backend', () => {
     expect(seen).toHaveLength(1);
   });
 
-  it('a refused connection is retried once, then reported as nothing sent', async () => {
+  /** A port nothing listens on (it was just let go). */
+  async function freePort(): Promise<number> {
     const closed = createServer();
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((r) => closed.close(r));
+    return port;
+  }
+
+  /** undici's own record of each connection it opens to `port` (its diagnostics channels), for the test's length. */
+  function connections(port: number, onRefused?: () => void): { attempts: number; refused: number; stop(): void } {
+    const seen = { attempts: 0, refused: 0, stop: () => undefined as void };
+    const mine = (event: unknown) => (event as { connectParams: { port: string | number } }).connectParams.port == port;
+    const before = (event: unknown) => void (mine(event) && seen.attempts++);
+    const error = (event: unknown) => {
+      if (!mine(event)) return;
+      seen.refused++;
+      onRefused?.();
+    };
+    subscribe('undici:client:beforeConnect', before);
+    subscribe('undici:client:connectError', error);
+    seen.stop = () => {
+      unsubscribe('undici:client:beforeConnect', before);
+      unsubscribe('undici:client:connectError', error);
+    };
+    return seen;
+  }
+
+  it('a refused connection is tried exactly twice, then reported as nothing sent', async () => {
+    const port = await freePort();
+    const seen = connections(port);
     const backend = createHttpBackend({ baseUrl: `http://127.0.0.1:${port}`, token: TOKEN, timeoutMs: 1000 });
     const error = (await backend.call('PlaceOrder', order('ok')).catch((e) => e)) as NetworkError;
     await backend.close();
+    seen.stop();
     expect(error).toBeInstanceOf(NetworkError);
     expect(error.outcomeUnknown).toBe(false);
     expect(error.message).toBe(`Could not connect to 127.0.0.1:${port} (ECONNREFUSED). Nothing was sent.`);
+    expect({ attempts: seen.attempts, refused: seen.refused }).toEqual({ attempts: 2, refused: 2 });
+  });
+
+  it('a service that refuses the first connection and accepts the second gets the order once, and it is placed', async () => {
+    const port = await freePort();
+    const late = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d));
+      req.on('end', () => {
+        seen.push({ method: req.method!, url: req.url!, auth: req.headers.authorization, type: req.headers['content-type'], body });
+        json(res, 200, { orderId: 'b'.repeat(32), success: true });
+      });
+    });
+    // The service comes up the moment the first connection is refused: before undici tries again.
+    const tries = connections(port, () => {
+      if (!late.listening) late.listen(port, '127.0.0.1');
+    });
+    const backend = createHttpBackend({ baseUrl: `http://127.0.0.1:${port}`, token: TOKEN, timeoutMs: 2000 });
+    try {
+      expect((await backend.call('PlaceOrder', order('ok'))).value).toEqual({ orderId: 'b'.repeat(32), success: true });
+    } finally {
+      tries.stop();
+      await backend.close();
+      late.closeAllConnections();
+      await new Promise((r) => late.close(r));
+    }
+    expect({ attempts: tries.attempts, refused: tries.refused }).toEqual({ attempts: 2, refused: 1 });
+    expect(seen.map((r) => `${r.method} ${r.url}`)).toEqual(['POST /v1/api/accounts/ok/orders/place']);
   });
 
   it('refuses to send the token in clear text to another host, unless insecure', () => {

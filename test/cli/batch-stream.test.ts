@@ -5,7 +5,6 @@
  * refused with nothing placed; and on ws, a connection lost while lines wait on the pacer sends
  * none of them.
  */
-import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -13,6 +12,7 @@ import { WebSocketServer } from 'ws';
 import type { Env } from '../../src/config/paths.js';
 import { MAX_LINE_BYTES } from '../../src/cli/ndjson.js';
 import { BIN, queryStore, runBin, tempHome } from '../helpers/cli.js';
+import { spawnRecorded } from '../helpers/spawn.js';
 
 let env: Env;
 let cleanup: () => void;
@@ -25,7 +25,7 @@ const results = (stdout: string) => stdout.trim().split('\n').map((l) => JSON.pa
 
 describe('trade batch - reads its input line by line', () => {
   it('answers each line of a pipe held open before the next is written', async () => {
-    const child = spawn(process.execPath, [BIN, 'batch', '-'], { env: { PATH: process.env.PATH, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawnRecorded(process.execPath, [BIN, 'batch', '-'], { env: { PATH: process.env.PATH, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let arrived: (() => void) | undefined;
@@ -49,11 +49,11 @@ describe('trade batch - reads its input line by line', () => {
       });
 
     for (let i = 1; i <= 3; i++) {
-      child.stdin.write(`${place(`s${i}`)}\n`);
+      child.stdin!.write(`${place(`s${i}`)}\n`);
       await lines(i);
       expect(results(stdout).at(-1)).toMatchObject({ line: i, id: `s${i}`, status: 200 });
     }
-    child.stdin.end();
+    child.stdin!.end();
     expect(await exited).toBe(0);
     expect(stderr).toBe('Batch of 3 lines: 3 succeeded, 0 rejected.\n');
   });

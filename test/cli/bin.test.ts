@@ -1,10 +1,10 @@
 /** The built bin as a user runs it: real processes, real store. */
-import { spawn } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import type { Env } from '../../src/config/paths.js';
 import { BIN, orderArgs, runBin, tempHome } from '../helpers/cli.js';
+import { spawnRecorded } from '../helpers/spawn.js';
 
 let env: Env;
 let cleanup: () => void;
@@ -48,7 +48,7 @@ describe('bin/trade.js', () => {
   });
 
   it('never waits on a pipe: missing flags exit 2 at once even with stdin left open', async () => {
-    const child = spawn(process.execPath, [BIN, 'place', '--account', 'Sim101'], {
+    const child = spawnRecorded(process.execPath, [BIN, 'place', '--account', 'Sim101'], {
       env: { PATH: process.env.PATH, ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });

@@ -5,7 +5,6 @@
  * our own by `unshare`, which needs no root). Each asserts the exit code, the message, and that
  * the store or config is unchanged.
  */
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Env } from '../../src/config/paths.js';
 import { BIN, orderArgs, runCli, tempHome } from '../helpers/cli.js';
 import { handOver, restoreModes, runBinAs } from '../helpers/other-user.js';
+import { spawnSyncRecorded } from '../helpers/spawn.js';
 
 let env: Env;
 let dir: string;
@@ -160,7 +160,7 @@ describe('a full disk', () => {
       'echo $? > "$OUT/price-code"',
       'cp "$TRADE_HOME/trade.db" "$OUT/after.db"',
     ].join('\n');
-    const run = spawnSync('unshare', ['-rm', 'sh', '-c', script], {
+    const run = spawnSyncRecorded('unshare', ['-rm', 'sh', '-c', script], {
       env: { PATH: process.env.PATH, HOME: dir, NO_COLOR: '1', MNT: mount, OUT: out, BIN, TRADE_HOME: home, TRADE_CONFIG_DIR: env.TRADE_CONFIG_DIR },
       encoding: 'utf8',
     });

@@ -5,7 +5,6 @@
  * zsh and fish are not needed: their scripts are compared with bash's by what they name.
  */
 import { GUARD_KEYS, LEDGER_KEYS } from '../../src/config/key-table.js';
-import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { join } from 'node:path';
@@ -15,6 +14,7 @@ import { createContext } from '../../src/cli/context.js';
 import { createIo } from '../../src/cli/io.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { BIN, runBin, runCli, tempHome } from '../helpers/cli.js';
+import { spawnSyncRecorded } from '../helpers/spawn.js';
 
 const home = tempHome();
 const TOKEN = 'q7Zr2vKx91LmPw0sTa';
@@ -64,7 +64,7 @@ function completeIn(cwd: string, env: Record<string, string | undefined>, ...wor
     '_trade',
     `printf '%s\\n' "\${COMPREPLY[@]}"`,
   ].join('; ');
-  const result = spawnSync('bash', ['--norc', '--noprofile', '-c', program, 'bash', 'trade', ...words], {
+  const result = spawnSyncRecorded('bash', ['--norc', '--noprofile', '-c', program, 'bash', 'trade', ...words], {
     cwd,
     env: { ...env, PATH: `${shims}:${process.env.PATH}` },
     encoding: 'utf8',

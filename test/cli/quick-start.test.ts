@@ -142,6 +142,8 @@ describe('README Quick start', () => {
     const npmSteps = all.map((c) => c.replace(/\s+#.*$/, '').trim()).filter((c) => c === 'npm ci' || c === 'npm test');
     expect(npmSteps).toEqual(['npm ci', 'npm test']);
     expect(ci).toEqual(npmSteps);
+    // CI mode: a snapshot missing from the commit fails instead of being written and passing.
+    expect(readFileSync(join(ROOT, '.ci', 'run'), 'utf8')).toMatch(/^export CI=true$/m);
   });
 
   it('every claim checked names a command the Quick start has', () => {

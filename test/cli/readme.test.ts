@@ -4,7 +4,7 @@
  * commands take; every command of the tree is named somewhere; README's first commands run as
  * written; and no link or anchor is broken (remark-validate-links, offline).
  */
-import { spawnSync } from 'node:child_process';
+import { spawnSyncRecorded } from '../helpers/spawn.js';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -227,7 +227,7 @@ describe('links', () => {
     const script = (JSON.parse(text('package.json')) as { scripts: Record<string, string> }).scripts['docs:links']!;
     const args = shellWords(script);
     expect(args[0]).toBe('remark');
-    const ran = spawnSync(process.execPath, [join(ROOT, 'node_modules/remark-cli/cli.js'), ...args.slice(1), '--no-color'], { cwd: ROOT, encoding: 'utf8' });
+    const ran = spawnSyncRecorded(process.execPath, [join(ROOT, 'node_modules/remark-cli/cli.js'), ...args.slice(1), '--no-color'], { cwd: ROOT, encoding: 'utf8' });
     let file = '';
     const warnings: string[] = [];
     for (const line of ran.stderr.split('\n')) {

@@ -5,7 +5,7 @@
  * invalid orders. Every byte they print, and the server's log, is searched for the tokens. The
  * errors the remote backends throw are searched too, whole: message, hint, stack and causes.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer, type Server, type Socket } from 'node:net';
@@ -18,9 +18,9 @@ import { maskToken } from '../../src/config/keys.js';
 import type { Env } from '../../src/config/paths.js';
 import { parseOrder } from '../../src/service/order.js';
 import { BIN, orderArgs, runBin, tempHome, type CliResult } from '../helpers/cli.js';
-import { recordRun, secretsOf } from '../helpers/run-log.js';
 import { SERVE_SECRET, WRONG_SECRET } from '../helpers/tokens.js';
 import { closedPort } from '../helpers/ports.js';
+import { spawnRecorded, spawnSyncRecorded } from '../helpers/spawn.js';
 
 const SECRETS = [SERVE_SECRET, WRONG_SECRET];
 const LISTENING = /^trade serve listening on (http:\/\/127\.0\.0\.1:\d+)$/m;
@@ -35,16 +35,9 @@ interface Serve {
 /** `trade serve --port 0 --log` as a subprocess of the built bin, with the token from TRADE_SERVE_TOKEN. */
 function startServe(env: Env): Promise<Serve> {
   const argv = ['serve', '--port', '0', '--log'];
-  const child = spawn(process.execPath, [BIN, ...argv], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnRecorded(process.execPath, [BIN, ...argv], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'], record: { kind: 'serve' } });
   let stderr = '';
-  let stdout = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  const exited = new Promise<number | null>((resolve) =>
-    child.on('close', (code) => {
-      recordRun({ kind: 'serve', argv, secrets: secretsOf(argv, env), stdout, stderr });
-      resolve(code);
-    }),
-  );
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
   return new Promise((resolve, reject) => {
     child.stderr!.setEncoding('utf8').on('data', (d: string) => {
       stderr += d;
@@ -245,12 +238,11 @@ describe('the token at rest', () => {
   /** `trade login --token-stdin` under a umask that would leave new files world-readable. */
   function loginUnderUmask(env: Env, token: string) {
     const argv = ['login', '--token-stdin'];
-    const result = spawnSync('sh', ['-c', 'umask 000 && exec "$0" "$@"', process.execPath, BIN, ...argv], {
+    const result = spawnSyncRecorded('sh', ['-c', 'umask 000 && exec "$0" "$@"', process.execPath, BIN, ...argv], {
       env: { PATH: process.env.PATH, ...env },
       input: `${token}\n`,
       encoding: 'utf8',
     });
-    recordRun({ kind: 'bin', argv, secrets: [token], stdout: result.stdout, stderr: result.stderr });
     return result;
   }
 

@@ -4,7 +4,6 @@
  * (test/fixtures/trace-load.cjs) that records every bundled module whose body runs, every file
  * require() loads, every module import() resolves and every Intl object built.
  */
-import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +12,7 @@ import type { Env } from '../../src/config/paths.js';
 import { VERSION } from '../../src/common/version.js';
 import { BIN, orderArgs, tempHome } from '../helpers/cli.js';
 import { killServes, startServe } from '../helpers/serve-process.js';
+import { spawnSyncRecorded } from '../helpers/spawn.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PRELOAD = fileURLToPath(new URL('../fixtures/trace-load.cjs', import.meta.url));
@@ -42,7 +42,7 @@ interface Trace {
 
 function trace(argv: string[], extraEnv: Env = {}, bin = BIN, node: string[] = []): Trace {
   const file = join(dir, `trace-${argv[0]}-${Math.random().toString(36).slice(2)}.txt`);
-  const result = spawnSync(process.execPath, [...node, '--require', PRELOAD, bin, ...argv], {
+  const result = spawnSyncRecorded(process.execPath, [...node, '--require', PRELOAD, bin, ...argv], {
     env: { PATH: process.env.PATH, ...env, ...extraEnv, TRACE_FILE: file },
     encoding: 'utf8',
   });
@@ -161,7 +161,7 @@ describe('the bundle', () => {
 
 describe('the code cache', () => {
   const loadCli = (bin: string, node: string[] = []) =>
-    spawnSync(process.execPath, [...node, '-e', `console.log(require(${JSON.stringify(bin)}).loadCli().cacheUsed)`], { encoding: 'utf8' });
+    spawnSyncRecorded(process.execPath, [...node, '-e', `console.log(require(${JSON.stringify(bin)}).loadCli().cacheUsed)`], { encoding: 'utf8' });
 
   it('is used by the built CLI', () => {
     const result = loadCli(BIN);

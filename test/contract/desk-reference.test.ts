@@ -7,7 +7,7 @@
  * set over one transport stopping the other, a line one machine left unknown reconciled by the
  * other over the other transport.
  */
-import { spawn } from 'node:child_process';
+import { spawnRecorded } from '../helpers/spawn.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Env } from '../../src/config/paths.js';
 import { blackHole } from '../helpers/black-hole.js';
@@ -96,7 +96,7 @@ describe('a desk of an http machine and a ws machine against the reference doubl
       const lost = machine('http', 'desk-http', { TRADE_BASE_URL: `${hole.url}/v1/api`, TRADE_TIMEOUT: '60' });
       const viaWs = machine('ws', 'desk-ws');
       const before = placed();
-      const child = spawn(process.execPath, [BIN, 'place', ...orderArgs({ '--instrument': ES })], { env: { PATH: process.env.PATH, ...lost }, stdio: 'ignore' });
+      const child = spawnRecorded(process.execPath, [BIN, 'place', ...orderArgs({ '--instrument': ES })], { env: { PATH: process.env.PATH, ...lost }, stdio: 'ignore' });
       await expect.poll(placed, { timeout: 20_000, interval: 50 }).toBe(before + 1);
       const gone = new Promise((resolve) => child.once('close', resolve));
       child.kill('SIGKILL');

@@ -4,12 +4,12 @@
  * http and ws, in each shape the reference says a client must accept. A guard that read a short
  * as a long would let a sell past max-position and refuse a buy that only reduces.
  */
-import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Env } from '../../src/config/paths.js';
 import { BIN, orderArgs, runBin, runCli, tempHome } from '../helpers/cli.js';
 import { type DoubleOptions, type ReferenceDouble, SHAPES, startReferenceDouble } from '../helpers/reference-double.js';
 import { blackHole } from '../helpers/black-hole.js';
+import { spawnRecorded } from '../helpers/spawn.js';
 
 const ES = 'ES 06-26';
 let double: ReferenceDouble | undefined;
@@ -67,7 +67,7 @@ describe('trade reconcile against the reference double', () => {
     const { env, double } = await start('http');
     const hole = await blackHole(double.url);
     try {
-      const child = spawn(process.execPath, [BIN, 'place', ...orderArgs({ '--instrument': ES })], {
+      const child = spawnRecorded(process.execPath, [BIN, 'place', ...orderArgs({ '--instrument': ES })], {
         env: { PATH: process.env.PATH, ...env, TRADE_BASE_URL: `${hole.url}/v1/api`, TRADE_TIMEOUT: '60' },
         stdio: 'ignore',
       });

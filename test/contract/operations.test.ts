@@ -194,8 +194,13 @@ const wsNames = (t: Target, api: string) => t.double!.requests.filter((r) => r.a
 interface Case<K extends OperationName> {
   /** Args of a call that reaches the service (for the errors every operation can get); no state needed. */
   args: () => ArgsOf<K>;
-  /** What the row does when it succeeds, read through the backend. */
-  success: (t: Target) => Promise<void>;
+  /** What the row does when it succeeds, read through the backend (on every server but those `unavailable` names). */
+  success?: (t: Target) => Promise<void>;
+  /**
+   * The servers where the row cannot succeed, and what they answer instead, under a title that
+   * says so: a route the simulator does not model (501, §2), a reply the double does not serve.
+   */
+  unavailable?: Partial<Record<Server, { title: string; run: (t: Target) => Promise<void> }>>;
   /** Each error §3 documents for the row beyond §6's (unknown account, 401, 408, 429), by title. */
   errors: Record<string, (t: Target) => Promise<void>>;
 }
@@ -456,19 +461,28 @@ const CASES: { [K in OperationName]: Case<K> } = {
   GetOrderLifecycle: {
     args: () => ({ account: A, orderId: FAKE_ID }),
     async success(t) {
+      // Only the double serves it (§3.9): the simulator does not model it (`unavailable`).
       const orderId = await place(t);
-      if (t.server === 'double') {
-        const { value } = await t.call('GetOrderLifecycle', { account: A, orderId });
-        expect(value).toMatchObject({ orderId, account: A, events: expect.arrayContaining([expect.objectContaining({ event: 'Filled' })]) });
-        return;
-      }
-      // §2: a route the simulator does not model answers 501; nothing was done, so it is a refusal (exit 1).
-      const error = await refusal(t.call('GetOrderLifecycle', { account: A, orderId }));
-      expect({ status: error.status, body: error.body }).toEqual({
-        status: 501,
-        body: { success: false, error: 'not_implemented', detail: 'GET /v1/api/accounts/{account}/orders/{orderId}/lifecycle is not simulated by trade serve' },
-      });
+      const { value } = await t.call('GetOrderLifecycle', { account: A, orderId });
+      expect(value).toMatchObject({ orderId, account: A, events: expect.arrayContaining([expect.objectContaining({ event: 'Filled' })]) });
     },
+    unavailable: Object.fromEntries(
+      (['embedded', 'serve'] as const).map((server) => [
+        server,
+        {
+          title: 'not simulated: 501 not_implemented, a refusal (exit 1), nothing done (§2)',
+          async run(t: Target) {
+            const orderId = await place(t);
+            const error = await refusal(t.call('GetOrderLifecycle', { account: A, orderId }));
+            expect({ status: error.status, body: error.body }).toEqual({
+              status: 501,
+              body: { success: false, error: 'not_implemented', detail: 'GET /v1/api/accounts/{account}/orders/{orderId}/lifecycle is not simulated by trade serve' },
+            });
+            expect(await getOrder(t, orderId)).toMatchObject({ orderId, orderState: 'Filled' });
+          },
+        },
+      ]),
+    ),
     errors: {
       'an unknown order (the simulator: not simulated at all)': async (t) => {
         const error = await refusal(t.call('GetOrderLifecycle', { account: A, orderId: 'nope-1' }));
@@ -688,11 +702,31 @@ const CASES: { [K in OperationName]: Case<K> } = {
   },
   GetMarketInfo: {
     args: () => args('GetMarketInfo', { instrument: ES }),
-    async success(t) {
-      const error = await refusal(t.call('GetMarketInfo', CASES.GetMarketInfo.args()));
-      // Not modelled by the simulator (501, §2); not served by the double (a service without the route: 404, or an unknown RPC).
-      if (t.server === 'double') expect(error.status).toBe(404);
-      else expect(error.body).toEqual({ success: false, error: 'not_implemented', detail: 'GET /v1/api/market/info is not simulated by trade serve' });
+    // It succeeds nowhere here: the simulator does not model it (§2) and the reference does not capture its reply (§3.18).
+    unavailable: {
+      ...Object.fromEntries(
+        (['embedded', 'serve'] as const).map((server) => [
+          server,
+          {
+            title: 'not simulated: 501 not_implemented, a refusal (exit 1) (§2, §3.18)',
+            async run(t: Target) {
+              const error = await refusal(t.call('GetMarketInfo', CASES.GetMarketInfo.args()));
+              expect({ status: error.status, body: error.body }).toEqual({
+                status: 501,
+                body: { success: false, error: 'not_implemented', detail: 'GET /v1/api/market/info is not simulated by trade serve' },
+              });
+            },
+          },
+        ]),
+      ),
+      double: {
+        title: 'not served by the double (a service without the route): a refusal (exit 1), 404 over HTTP, an unknown API over WebSocket',
+        async run(t: Target) {
+          const error = await refusal(t.call('GetMarketInfo', CASES.GetMarketInfo.args()));
+          if (t.transport === 'http') expect({ status: error.status, error: (error.body as { error?: unknown }).error }).toEqual({ status: 404, error: 'not_found' });
+          else expect(error.message).toBe("Unknown API command 'GetMarketInfo'");
+        },
+      },
     },
     errors: {},
   },
@@ -767,13 +801,21 @@ const variantTitle = (options: DoubleOptions) =>
 /** Rows with an `account` field: an unknown one is a 404 `invalid_account` (§1.4). */
 const withAccount = OPERATION_NAMES.filter((name) => 'account' in OPERATIONS[name].fields());
 
-function generate(t: () => Target, withErrors: boolean): void {
+function generate(t: () => Target, server: Server, withErrors: boolean): void {
   for (const name of OPERATION_NAMES) {
     const c = CASES[name] as Case<OperationName>;
-    it(`${name}: succeeds, its body read by the row's reply schema`, async () => {
-      await c.success(t());
-      expect(t().calls.map((call) => call.name), `the case never called ${name}`).toContain(name);
-    });
+    const unavailable = c.unavailable?.[server];
+    if (unavailable)
+      it(`${name}: ${unavailable.title}`, async () => {
+        await unavailable.run(t());
+        expect(t().calls.filter((call) => call.name === name).map((call) => call.ok), `${name} was not refused`).toEqual([false]);
+      });
+    else
+      it(`${name}: succeeds, its body read by the row's reply schema`, async () => {
+        expect(c.success, `${name} has no success case for ${server}`).toBeTypeOf('function');
+        await c.success!(t());
+        expect(t().calls.filter((call) => call.name === name && call.ok), `the case never called ${name} successfully`).not.toHaveLength(0);
+      });
     if (!withErrors) continue;
     for (const [title, run] of Object.entries(c.errors)) {
       it(`${name}: ${title}`, async () => {
@@ -811,7 +853,7 @@ for (const [server, transport] of BASE) {
       await target?.close();
     });
     beforeEach(() => target.reset());
-    generate(() => target, true);
+    generate(() => target, server, true);
   });
 }
 
@@ -825,7 +867,7 @@ for (const [transport, options] of VARIANTS) {
       await target?.close();
     });
     beforeEach(() => target.reset());
-    generate(() => target, false);
+    generate(() => target, 'double', false);
   });
 }
 
@@ -952,7 +994,9 @@ describe('the operation table, walked', () => {
       const sample = (CASES[name] as Case<OperationName>).args() as Record<string, unknown>;
       expect(operationForRpc(wsApiFor(name, sample as never), sample), `${name}: the client's WebSocket name reaches another row`).toBe(name);
       expect(SIMULATOR[name], name).toBeTypeOf('function');
-      expect(typeof (CASES[name] as Case<OperationName>).success, name).toBe('function');
+      const c = CASES[name] as Case<OperationName>;
+      // A row succeeds somewhere, or says on which server it cannot and what that server answers.
+      expect(typeof c.success === 'function' || Object.keys(c.unavailable ?? {}).length === 3, name).toBe(true);
     }
   });
 

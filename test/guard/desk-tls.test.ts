@@ -7,7 +7,7 @@
  * the server turns it away. Against a server without TLS (the run's shared cluster), require and
  * prefer fail closed rather than fall back to plain.
  */
-import { spawnSync } from 'node:child_process';
+import { spawnSyncRecorded } from '../helpers/spawn.js';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,7 +30,7 @@ let cluster: Cluster;
 let plain: TestDatabase;
 
 function openssl(args: string[]): void {
-  const run = spawnSync('openssl', args, { cwd: certs, encoding: 'utf8' });
+  const run = spawnSyncRecorded('openssl', args, { cwd: certs, encoding: 'utf8' });
   if (run.status !== 0) throw new Error(`openssl ${args.join(' ')}: ${run.stderr}`);
 }
 

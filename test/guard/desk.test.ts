@@ -8,7 +8,7 @@
  * stopped in the middle of a run refuses new risk (exit 6) and lets a flatten through, journaled
  * once it is back. A few rounds of the three-machine race here; `npm run bench:desk` runs 50.
  */
-import { spawn } from 'node:child_process';
+import { spawnRecorded } from '../helpers/spawn.js';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -143,7 +143,7 @@ describe('three machines on one ledger', () => {
     try {
       const lost = machine('desk-1', { TRADE_BASE_URL: hole.url, TRADE_TIMEOUT: '60' });
       const other = machine('desk-2');
-      const child = spawn(process.execPath, [BIN, 'place', ...orderArgs({ '--account': 'Sim401', '--instrument': 'CL 01-26' })], { env: { PATH: process.env.PATH, ...lost }, stdio: 'ignore' });
+      const child = spawnRecorded(process.execPath, [BIN, 'place', ...orderArgs({ '--account': 'Sim401', '--instrument': 'CL 01-26' })], { env: { PATH: process.env.PATH, ...lost }, stdio: 'ignore' });
       await expect
         .poll(async () => (JSON.parse((await runBin(['orders', '--account', 'Sim401', '--json'], other)).stdout) as { orders: unknown[] }).orders.length, { timeout: 20_000, interval: 100 })
         .toBe(1);

@@ -3,13 +3,13 @@
  * `trade serve`), a pace shared by two processes, the halt switch, the daily loss driven by
  * prices, and a placing process killed after sending, reconciled afterwards.
  */
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Env } from '../../src/config/paths.js';
 import { BIN, orderArgs, runBin, tempHome } from '../helpers/cli.js';
 import { killServes, type ServeProcess, startServe } from '../helpers/serve-process.js';
 import { blackHole } from '../helpers/black-hole.js';
+import { spawnRecorded, spawnSyncRecorded } from '../helpers/spawn.js';
 
 const TOKEN = 'guard-test-token-5f1c9a7e';
 const homes: Array<() => void> = [];
@@ -129,10 +129,12 @@ describe('daily-loss', () => {
     expect((await runBin(['place', ...orderArgs({ '--instrument': 'NQ 12-25' })], env)).code).toBe(0);
     expect((await price('20980')).code).toBe(0); // 20 points of NQ: -400
     expect((await runBin(['place', ...orderArgs({ '--instrument': 'NQ 12-25' })], env)).code).toBe(0); // long 2
-    expect((await price('20860')).code).toBe(0); // -2,800 + ... well below -500
+    expect((await price('20860')).code).toBe(0); // (20860 - 21000) × $20 + (20860 - 20980) × $20 = -2,800 - 2,400
     const refused = await runBin(['place', ...orderArgs({ '--instrument': 'NQ 12-25' })], env);
     expect(refused.code).toBe(6);
-    expect(refused.stderr).toMatch(/refused by guard daily-loss: the day's P&L of Sim101 is -\d+(\.\d+)?, at or below -500; new risk waits for the next trading day or trade resume/);
+    expect(refused.stderr.split('\n')[0]).toBe(
+      "Error: refused by guard daily-loss: the day's P&L of Sim101 is -5200, at or below -500; new risk waits for the next trading day or trade resume (TRADE_GUARD_DAILY_LOSS); nothing was sent",
+    );
     // Latched: a price back up does not lift it by itself.
     expect((await price('21100')).code).toBe(0);
     expect((await runBin(['place', ...orderArgs({ '--instrument': 'NQ 12-25' })], env)).stderr).toContain('reached the daily loss of -500 earlier today');
@@ -150,7 +152,7 @@ describe('a placing process killed after sending', () => {
     const hole = await blackHole(serve.url);
     try {
       const env = client('http', { TRADE_BASE_URL: hole.url, TRADE_TIMEOUT: '60' });
-      const child = spawn(process.execPath, [BIN, 'place', ...orderArgs({ '--instrument': 'CL 01-26' })], { env: { PATH: process.env.PATH, ...env }, stdio: 'ignore' });
+      const child = spawnRecorded(process.execPath, [BIN, 'place', ...orderArgs({ '--instrument': 'CL 01-26' })], { env: { PATH: process.env.PATH, ...env }, stdio: 'ignore' });
       // Wait until the order is in the server's store, then kill the client that waits for the lost reply.
       const direct = { ...env, TRADE_BASE_URL: serve.url };
       for (let i = 0; i < 100; i++) {
@@ -207,10 +209,9 @@ describe("the guard page's worked example", () => {
     const said = block.split('\n').find((l) => l.startsWith('# ... '))!.slice('# ... '.length);
     expect(commands.length).toBeGreaterThanOrEqual(8);
     const env = client('embedded');
-    const { spawnSync } = await import('node:child_process');
     for (const command of commands) {
       // bash reads the quotes; `trade` is the built bin.
-      const ran = spawnSync('bash', ['--norc', '-c', `trade() { "${process.execPath}" "${BIN}" "$@"; }; ${command}`], { env: { PATH: process.env.PATH, ...env }, encoding: 'utf8' });
+      const ran = spawnSyncRecorded('bash', ['--norc', '-c', `trade() { "${process.execPath}" "${BIN}" "$@"; }; ${command}`], { env: { PATH: process.env.PATH, ...env }, encoding: 'utf8' });
       expect({ command, code: ran.status, stderr: ran.stderr }).toEqual({ command, code: 0, stderr: expect.any(String) });
       if (command.startsWith('trade guard test')) expect(ran.stdout).toContain(said);
       if (command.startsWith('trade guard show')) expect(ran.stdout).toContain('max-orders        10/min,100/day  (profile relay)');

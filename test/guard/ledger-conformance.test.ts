@@ -5,7 +5,8 @@
  * opened on the same store stand for two processes or machines; a child process (the built
  * library) stands for one that goes away.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { spawnRecorded } from '../helpers/spawn.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -73,7 +74,7 @@ async function otherProcess(spec: LedgerSpec, stay: boolean): Promise<{ id: numb
     process.stdout.write(id + '\\n');
     if (${stay}) setInterval(() => undefined, 1000); else { await ledger.close(); }
   `;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawnRecorded(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
   cleanups.push(() => child.kill('SIGKILL'));
   const said = await new Promise<string>((resolve) => child.stdout!.setEncoding('utf8').once('data', resolve));
   if (!stay) await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));

@@ -182,3 +182,20 @@ describe('rule texts', () => {
     expect(() => normalizeRule(rule, raw)).toThrow(message);
   });
 });
+
+describe('rule texts at their edges', () => {
+  it.each(['off', 'OFF', ' false ', 'no', '0'])('confirm-live %j is off', (raw) => expect(normalizeRule('confirm-live', raw)).toBe('off'));
+  it.each(['on', 'True', 'yes', '1'])('confirm-live %j is on', (raw) => expect(normalizeRule('confirm-live', raw)).toBe('on'));
+
+  it.each([
+    ['Xyz 08:30-15:00 UTC', 'an unknown first day'],
+    ['Mon-Xyz 08:30-15:00 UTC', 'an unknown last day'],
+    ['Mon-Wed-Fri 08:30-15:00 UTC', 'a range of three days'],
+  ])('window %j is refused (%s)', (raw) => expect(() => normalizeRule('window', raw)).toThrow("is not a list of days like Mon-Fri or Mon,Wed,Fri"));
+
+  it('a range of days wraps past Sunday, and a list names each day', () => {
+    expect([...parseWindows('Fri-Mon 08:30-15:00 UTC')[0]!.days].sort()).toEqual([0, 1, 5, 6]);
+    expect([...parseWindows('Mon,Wed,Fri 08:30-15:00 UTC')[0]!.days].sort()).toEqual([1, 3, 5]);
+    expect([...parseWindows('Wed 08:30-15:00 UTC')[0]!.days]).toEqual([3]);
+  });
+});

@@ -1,6 +1,5 @@
 /** Runs the CLI in-process with fake streams, or the built bin as a real subprocess. */
 import Database from 'better-sqlite3';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { run, type CliDeps } from '../../src/cli/main.js';
 import type { Env } from '../../src/config/paths.js';
 import { recordRun, secretsOf } from './run-log.js';
+import { spawnRecorded } from './spawn.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/trade.js', import.meta.url));
 
@@ -59,22 +59,20 @@ export async function runCli(argv: string[], env: Env, extra: Partial<CliDeps> =
 
 export function runBin(argv: string[], env: Env, input?: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...argv], {
+    const child = spawnRecorded(process.execPath, [BIN, ...argv], {
       env: { PATH: process.env.PATH, ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
+      record: { stdin: input },
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('error', reject);
-    child.on('close', (code) => {
-      recordRun({ kind: 'bin', argv, secrets: secretsOf(argv, env, input), stdout, stderr });
-      resolve({ code: code ?? -1, stdout, stderr });
-    });
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
     // A command that never reads its input may exit before the write: EPIPE then is no failure.
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(input ?? '');
+    child.stdin!.on('error', () => undefined);
+    child.stdin!.end(input ?? '');
   });
 }
 

@@ -1,5 +1,6 @@
 /** A guard ledger's account lock held by another process (the built library), for the tests of the lock across processes. */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { spawnRecorded } from './spawn.js';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import type { LedgerSpec } from '../../src/guard/ledger.js';
@@ -14,7 +15,7 @@ export async function holderProcess(spec: LedgerSpec | string, account: string, 
     process.stdout.write(hold ? 'held\\n' : 'busy\\n');
     setInterval(() => undefined, 1000);
   `;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawnRecorded(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
   cleanups.push(() => child.kill('SIGKILL'));
   const said = await new Promise<string>((resolve) => child.stdout!.setEncoding('utf8').once('data', resolve));
   expect(said).toBe('held\n');

@@ -3,10 +3,10 @@
  * bounded wait for the next one that matches, and its exit after a signal. Its output joins the
  * record the secrets scan reads, like every other run.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import type { Env } from '../../src/config/paths.js';
 import { BIN } from './cli.js';
-import { recordRun, secretsOf } from './run-log.js';
+import { spawnRecorded } from './spawn.js';
 
 export interface LongRun {
   child: ChildProcess;
@@ -23,7 +23,7 @@ export interface LongRun {
 const running = new Set<ChildProcess>();
 
 export function startBin(argv: string[], env: Env): LongRun {
-  const child = spawn(process.execPath, [BIN, ...argv], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnRecorded(process.execPath, [BIN, ...argv], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   let stdout = '';
   let stderr = '';
@@ -36,7 +36,6 @@ export function startBin(argv: string[], env: Env): LongRun {
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on('close', (code, signal) => {
       running.delete(child);
-      recordRun({ kind: 'bin', argv, secrets: secretsOf(argv, env), stdout, stderr });
       for (const wake of [...wakers]) wake();
       resolve({ code, signal });
     }),

@@ -5,12 +5,11 @@
  * user, whose own modes apply. Either way the read-only store, folder or directory is real: no
  * call is mocked.
  */
-import { spawn } from 'node:child_process';
 import { chmodSync, chownSync, lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Env } from '../../src/config/paths.js';
 import { BIN, type CliResult } from './cli.js';
-import { recordRun, secretsOf } from './run-log.js';
+import { spawnRecorded } from './spawn.js';
 
 const NOBODY = 65534;
 export const RUN_AS: { uid: number; gid: number } | undefined = process.getuid?.() === 0 ? { uid: NOBODY, gid: NOBODY } : undefined;
@@ -36,19 +35,16 @@ export function restoreModes(path: string): void {
 
 export function runBinAs(argv: string[], env: Env): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...argv], {
+    const child = spawnRecorded(process.execPath, [BIN, ...argv], {
       env: { PATH: process.env.PATH, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
       ...RUN_AS,
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('error', reject);
-    child.on('close', (code) => {
-      recordRun({ kind: 'bin', argv, secrets: secretsOf(argv, env), stdout, stderr });
-      resolve({ code: code ?? -1, stdout, stderr });
-    });
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
   });
 }

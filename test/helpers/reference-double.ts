@@ -229,6 +229,42 @@ const ROUTES: Array<{ api: string; ws: string[]; method: string; path: RegExp; p
   { api: 'Catalog', ws: [], method: 'GET', path: /^\/_endpoints$/, params: [] },
 ];
 
+/** §1.7: a route as the catalog lists it, `METHOD /v1/api/...` with `{name}` for each path parameter, read back from its pattern. */
+function catalogEntry(r: (typeof ROUTES)[number]): string {
+  let i = 0;
+  return `${r.method} /v1/api${r.path.source.slice(1, -1).replace(/\\\//g, '/').replace(/\(\[\^\/\]\+\)/g, () => `{${r.params[i++]}}`)}`;
+}
+
+/** Levenshtein distance: the fewest one-character edits from `a` to `b`. */
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
+}
+
+/**
+ * §6.1 [doc A4]: a wrong path under /v1/api gets `did_you_mean`, "up to 3 catalog entries closest
+ * to the path (empty when none)". Closest here: the same method and number of segments, a `{name}`
+ * matching any segment, the others a few edits apart (3 at most in all).
+ */
+function didYouMean(method: string, path: string): string[] {
+  const segments = path.split('/');
+  return ROUTES.map((r) => {
+    const entry = catalogEntry(r);
+    const template = entry.slice(entry.indexOf(' ') + 1).split('/');
+    if (r.method !== method || template.length !== segments.length) return { entry, edits: Infinity };
+    return { entry, edits: template.reduce((sum, part, i) => sum + (/^\{\w+\}$/.test(part) ? 0 : distance(part, segments[i]!)), 0) };
+  })
+    .filter((c) => c.edits <= 3)
+    .sort((x, y) => x.edits - y.edits)
+    .slice(0, 3)
+    .map((c) => c.entry);
+}
+
 /** The operations the double answers, by the names of §2 (`GetQuoteLegacy` for the legacy quote route). */
 export const DOUBLE_OPERATIONS: readonly string[] = ROUTES.map((r) => r.api).filter((api) => api !== 'Catalog');
 
@@ -791,14 +827,8 @@ export async function startReferenceDouble(options: DoubleOptions = {}): Promise
         if (!execution) throw invalid();
         return withSuccess(executionObject(execution));
       }
-      case 'Catalog': {
-        // §1.7: `METHOD /v1/api/...` with `{name}` for each path parameter, read back from the route's pattern.
-        const route = (r: (typeof ROUTES)[number]) => {
-          let i = 0;
-          return `${r.method} /v1/api${r.path.source.slice(1, -1).replace(/\\\//g, '/').replace(/\(\[\^\/\]\+\)/g, () => `{${r.params[i++]}}`)}`;
-        };
-        return { endpoints: ROUTES.map(route), success: true };
-      }
+      case 'Catalog':
+        return { endpoints: ROUTES.map(catalogEntry), success: true };
       default:
         throw new Refusal(400, { error: `Unknown API command '${api}'` });
     }
@@ -912,7 +942,7 @@ export async function startReferenceDouble(options: DoubleOptions = {}): Promise
       if (!url.pathname.startsWith('/v1/api/')) return send(res, 404, { success: false, error: 'not_found', detail: 'not an API path' });
       const route = ROUTES.find((r) => r.method === req.method && r.path.test(path));
       if (!route)
-        return send(res, 404, { success: false, error: 'not_found', detail: `No route ${req.method} ${url.pathname}`, did_you_mean: [] });
+        return send(res, 404, { success: false, error: 'not_found', detail: `No route ${req.method} ${url.pathname}`, did_you_mean: didYouMean(req.method!, url.pathname) });
       // The project's decisions (§11): JSON is read as UTF-8, strictly; a compressed body is refused.
       const encoding = req.headers['content-encoding'];
       if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return send(res, 415, { error: 'Invalid request' });

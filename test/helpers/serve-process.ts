@@ -2,11 +2,12 @@
  * `trade serve` as a real subprocess of the built bin, for tests that kill it (SIGKILL) or run
  * several at once on one store; and the checks a store must pass after whatever happened to it.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Env } from '../../src/config/paths.js';
 import { BIN } from './cli.js';
+import { spawnRecorded } from './spawn.js';
 
 const LISTENING = /^trade serve listening on (http:\/\/127\.0\.0\.1:\d+)$/m;
 
@@ -31,9 +32,10 @@ export interface StartOptions {
 
 /** Starts `trade serve --port 0` on env's store; resolves once it says where it listens. */
 export function startServe(env: Env, token: string, options: StartOptions = {}): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, 'serve', '--port', '0', ...(options.args ?? [])], {
+  const child = spawnRecorded(process.execPath, [...(options.nodeArgs ?? []), BIN, 'serve', '--port', '0', ...(options.args ?? [])], {
     env: { PATH: process.env.PATH, ...env, ...options.extraEnv, TRADE_SERVE_TOKEN: token },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
+    record: { kind: 'serve' },
   });
   running.add(child);
   let stderr = '';

@@ -1,5 +1,5 @@
 /** A SQLite file held by another process, for the tests of opens that must wait for it. */
-import { spawn } from 'node:child_process';
+import { spawnRecorded } from './spawn.js';
 
 /**
  * A child process that creates `file` in rollback mode and reads it inside a transaction for
@@ -16,10 +16,10 @@ export function holdReading(file: string, holdMs: number): Promise<{ released: P
     process.stdout.write('held\\n');
     setTimeout(() => { db.exec('COMMIT'); db.close(); }, Number(process.argv[2]));
   `;
-  const child = spawn(process.execPath, ['-e', script, file, String(holdMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawnRecorded(process.execPath, ['-e', script, file, String(holdMs)], { stdio: ['ignore', 'pipe', 'pipe'] });
   const released = new Promise<number | null>((resolve) => child.on('exit', resolve));
   return new Promise((resolve, reject) => {
-    child.stdout.once('data', () => resolve({ released }));
+    child.stdout!.once('data', () => resolve({ released }));
     child.once('exit', (code) => reject(new Error(`the lock holder exited ${code} before holding`)));
   });
 }

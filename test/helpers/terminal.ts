@@ -4,13 +4,14 @@
  * built bin inside a real pseudo-terminal made by util-linux `script`. Both let a test wait for a
  * question before typing its answer, with bounded waits that fail with the screen so far.
  */
-import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
 import { run, type CliDeps } from '../../src/cli/main.js';
 import type { Env } from '../../src/config/paths.js';
 import { BIN, type CliResult } from './cli.js';
+import { recordRun, secretsOf } from './run-log.js';
+import { spawnRecorded } from './spawn.js';
 
 /**
  * The screen a person would see after `raw` was written to a terminal: applies the few escape
@@ -163,6 +164,7 @@ export async function runInTerminal(
   const terminal = createTerminal((keys) => stdin.write(keys), stderr, () => stderr.text, () => ended);
   const [code] = await Promise.all([running, act(terminal)]);
   stdin.end();
+  recordRun({ kind: 'cli', argv, secrets: secretsOf(argv, env), stdout: stdout.text, stderr: stderr.text });
   return { code, stdout: stdout.text, stderr: stderr.text, screen: renderScreen(stderr.text) };
 }
 
@@ -174,18 +176,19 @@ export async function runInTerminal(
 export async function runInPty(argv: string[], env: Env, act: (terminal: Terminal) => Promise<void>): Promise<{ code: number; screen: string; raw: string }> {
   const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
   const command = [process.execPath, BIN, ...argv].map(quote).join(' ');
-  const child = spawn('script', ['-qfec', command, '/dev/null'], {
+  const child = spawnRecorded('script', ['-qfec', command, '/dev/null'], {
     env: { PATH: process.env.PATH, SHELL: '/bin/sh', TERM: 'xterm', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
+    record: { kind: 'bin', argv },
   });
   const events = new EventEmitter();
   let shown = '';
   let ended = false;
-  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => {
     shown += d;
     events.emit('change');
   });
-  child.stderr.setEncoding('utf8').on('data', (d: string) => {
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
     shown += d;
     events.emit('change');
   });
@@ -197,7 +200,7 @@ export async function runInPty(argv: string[], env: Env, act: (terminal: Termina
       resolve(code ?? -1);
     });
   });
-  const terminal = createTerminal((keys) => child.stdin.write(keys), events, () => shown, () => ended);
+  const terminal = createTerminal((keys) => child.stdin!.write(keys), events, () => shown, () => ended);
   const killer = setTimeout(() => child.kill(), 20_000);
   try {
     await act(terminal);
@@ -207,6 +210,6 @@ export async function runInPty(argv: string[], env: Env, act: (terminal: Termina
   } finally {
     clearTimeout(killer);
     if (!ended) child.kill();
-    child.stdin.end();
+    child.stdin!.end();
   }
 }

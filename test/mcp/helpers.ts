@@ -1,11 +1,65 @@
-/** `trade mcp` as a real child process of the built bin, driven by the MCP SDK's own client. */
-import type { Readable } from 'node:stream';
+/**
+ * `trade mcp` as a real child process of the built bin, driven by the MCP SDK's own client over a
+ * stdio transport of the SDK's own framing (ReadBuffer, serializeMessage); the process is started
+ * through test/helpers/spawn.ts, so all it prints is in the secrets scan's record.
+ */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
 import type { Env } from '../../src/config/paths.js';
 import { BIN } from '../helpers/cli.js';
+import { type RecordedChild, spawnRecorded } from '../helpers/spawn.js';
+
+/** The SDK's StdioClientTransport, as far as these tests use it, on a recorded process. */
+class RecordedStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  child?: RecordedChild;
+  private readonly buffer = new ReadBuffer();
+
+  constructor(private readonly args: string[], private readonly env: Record<string, string>) {}
+
+  start(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      // The SDK's own default environment (HOME, PATH, ...) under the test's.
+      const child = spawnRecorded(process.execPath, this.args, { env: { ...getDefaultEnvironment(), ...this.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+      this.child = child;
+      child.on('error', (error) => {
+        reject(error);
+        this.onerror?.(error);
+      });
+      child.on('spawn', () => resolve());
+      child.on('close', () => this.onclose?.());
+      child.stdin!.on('error', (error) => this.onerror?.(error));
+      child.stdout.on('data', (chunk: Buffer) => {
+        this.buffer.append(chunk);
+        for (let message = this.buffer.readMessage(); message !== null; message = this.buffer.readMessage()) this.onmessage?.(message);
+      });
+    });
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.child!.stdin!.write(serializeMessage(message))) resolve();
+      else this.child!.stdin!.once('drain', resolve);
+    });
+  }
+
+  async close(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const closed = new Promise((resolve) => child.once('close', resolve));
+    // As the SDK does: end stdin, then a signal if the server does not go.
+    child.stdin!.end();
+    const timer = setTimeout(() => child.kill('SIGTERM'), 2000);
+    await closed;
+    clearTimeout(timer);
+  }
+}
 
 export interface McpSession {
   client: Client;
@@ -19,17 +73,11 @@ const open = new Set<McpSession>();
 
 /** Starts `trade mcp ARGS` over stdio with env (and PATH only besides), connected and initialized. */
 export async function startMcp(args: string[], env: Env): Promise<McpSession> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [BIN, ...args],
-    env: { PATH: process.env.PATH ?? '', ...env } as Record<string, string>,
-    stderr: 'pipe',
-  });
+  const transport = new RecordedStdioTransport([BIN, ...args], { PATH: process.env.PATH ?? '', ...env } as Record<string, string>);
   let stderr = '';
-  (transport.stderr as Readable).setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const messages: string[] = [];
   const client = new Client({ name: 'trade-test', version: '1.0.0' });
-  // Every message the server sends, recorded before the client reads it.
+  // Every message the server sends, recorded before the client reads it; stderr as it comes.
   const start = transport.start.bind(transport);
   transport.start = async () => {
     const read = transport.onmessage!;
@@ -38,6 +86,7 @@ export async function startMcp(args: string[], env: Env): Promise<McpSession> {
       read(message);
     };
     await start();
+    transport.child!.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   };
   try {
     await client.connect(transport);

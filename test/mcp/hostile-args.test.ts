@@ -5,13 +5,14 @@
  * Each is answered with a short, clear error, and the store, the guard's ledger and its journal
  * are byte for byte as they were.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Env } from '../../src/config/paths.js';
 import { BIN, runBin, tempHome } from '../helpers/cli.js';
+import { spawnRecorded } from '../helpers/spawn.js';
 
 const ORDER = { instrument: 'ES 09-25', action: 'BUY', quantity: 1, orderType: 'MARKET', timeInForce: 'DAY' };
 
@@ -25,7 +26,7 @@ interface RawMcp {
 
 /** `trade mcp --tier TIER` on stdio, spoken to in raw lines. */
 async function startRaw(tier: string): Promise<RawMcp> {
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [BIN, 'mcp', '--tier', tier, '--account', 'Sim101'], { env: { PATH: process.env.PATH, ...dir.env } });
+  const child = spawnRecorded(process.execPath, [BIN, 'mcp', '--tier', tier, '--account', 'Sim101'], { env: { PATH: process.env.PATH, ...dir.env } }) as ChildProcessWithoutNullStreams;
   const waiting = new Map<number, (answer: Record<string, unknown>) => void>();
   let nextId = 1;
   let buffer = '';

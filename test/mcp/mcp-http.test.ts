@@ -4,7 +4,7 @@
  * in size and number; driven by the MCP SDK's own HTTP client and by plain requests. The service
  * token appears in no byte the server writes: answers, log lines, the journal.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
@@ -17,6 +17,7 @@ import type { Env } from '../../src/config/paths.js';
 import { OPERATION_NAMES } from '../../src/service/operations.js';
 import { BIN, runBin, tempHome } from '../helpers/cli.js';
 import { leaks } from '../helpers/token-forms.js';
+import { spawnRecorded } from '../helpers/spawn.js';
 
 /** The profile's service token: configured, and refused on this door. */
 const SERVICE = 'mcp-http-service-token-3e8b1f07c6a4';
@@ -42,7 +43,7 @@ beforeAll(async () => {
   env = { ...dir.env, TRADE_TOKEN: SERVICE };
   expect((await runBin(['price', 'set', 'ES 09-25', '4500'], env)).code).toBe(0);
   token = await makeToken();
-  child = spawn(process.execPath, [BIN, 'mcp', '--tier', 'paper', '--http', '0', '--account', 'Sim101'], {
+  child = spawnRecorded(process.execPath, [BIN, 'mcp', '--tier', 'paper', '--http', '0', '--account', 'Sim101'], {
     env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

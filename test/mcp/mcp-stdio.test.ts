@@ -29,6 +29,22 @@ const ORDER = { account: 'Sim101', instrument: 'ES 09-25', action: 'BUY', quanti
 const READS = OPERATION_NAMES.filter((name) => !OPERATIONS[name].movesMoney);
 const sorted = (names: string[]) => [...names].sort();
 
+/**
+ * PlaceOrder through the session, which must succeed with the service's body; then the order read
+ * back through the session: in `account`, filled (a MARKET order at the price set), as asked.
+ */
+async function placed(session: McpSession, args: Record<string, unknown>, account: string): Promise<string> {
+  const result = await call(session, 'PlaceOrder', args);
+  expect({ isError: result.isError ?? false, body: result.structuredContent }).toEqual({
+    isError: false,
+    body: { orderId: expect.stringMatching(/^[0-9a-f]{32}$/), success: true },
+  });
+  const { orderId } = result.structuredContent as { orderId: string };
+  const read = await call(session, 'GetOrder', { account, orderId });
+  expect(read.structuredContent).toMatchObject({ orderId, account, instrument: 'ES 09-25', orderAction: 'Buy', quantity: args.quantity ?? 1, orderState: 'Filled' });
+  return orderId;
+}
+
 async function toolNames(session: McpSession): Promise<string[]> {
   return (await session.client.listTools()).tools.map((t) => t.name);
 }
@@ -157,7 +173,8 @@ describe('calls on the embedded engine (paper tier)', () => {
     const env = home();
     const session = await startMcp(['mcp', '--tier', 'paper', '--account', 'Sim101'], env);
     const { account: _account, ...order } = ORDER;
-    expect((await call(session, 'PlaceOrder', order)).isError).toBeFalsy();
+    expect((await runBin(['price', 'set', 'ES 09-25', '4500'], env)).code).toBe(0);
+    await placed(session, order, 'Sim101');
     const positions = await call(session, 'GetPositions', {});
     expect(positions.structuredContent).toMatchObject({ positions: [{ account: 'Sim101', marketPosition: 'Long' }] });
   });
@@ -238,14 +255,15 @@ describe('on a remote backend', () => {
   it('paper sends money-moving calls to simulation accounts only; a live account or every account is refused by the tier', async () => {
     const env = remote();
     const session = await startMcp(['mcp', '--tier', 'paper'], env);
-    expect((await call(session, 'PlaceOrder', ORDER)).isError).toBeFalsy();
+    await placed(session, ORDER, 'Sim101');
     const live = await call(session, 'PlaceOrder', { ...ORDER, account: 'Live1' });
     expect(live.isError).toBe(true);
     expect(textOf(live)).toBe("refused by tier paper: Live1 is not a simulation account (Sim*, or the guard's sim-accounts); nothing was sent");
     const everywhere = await call(session, 'CancelAllOrders', {});
     expect(textOf(everywhere)).toBe('refused by tier paper: CancelAllOrders without an account reaches every account, live ones too; nothing was sent');
     // Reads of a live account are the read tier's, and pass.
-    expect((await call(session, 'GetPositions', { account: 'Live1' })).isError).toBeFalsy();
+    const live1 = await call(session, 'GetPositions', { account: 'Live1' });
+    expect({ isError: live1.isError ?? false, success: (live1.structuredContent as { success?: unknown }).success }).toEqual({ isError: false, success: true });
     const positions = await call(session, 'GetAllPositions', {});
     expect((positions.structuredContent as { positions: Array<{ account: string }> }).positions.map((p) => p.account)).toEqual(['Sim101']);
     // What the agent tried and the tier refused is in the journal, with who asked and what.
@@ -258,12 +276,12 @@ describe('on a remote backend', () => {
 
   it("the guard's sim-accounts make an account a simulation one for the paper tier", async () => {
     const session = await startMcp(['mcp', '--tier', 'paper'], remote({ TRADE_GUARD_SIM_ACCOUNTS: 'Live*' }));
-    expect((await call(session, 'PlaceOrder', { ...ORDER, account: 'Live1' })).isError).toBeFalsy();
+    await placed(session, { ...ORDER, account: 'Live1' }, 'Live1');
   });
 
   it('trade places on a live account, within the limits', async () => {
     const session = await startMcp(['mcp', '--tier', 'trade'], remote({ TRADE_GUARD_MAX_ORDER_QTY: '2', TRADE_GUARD_MAX_POSITION: '10' }));
-    expect((await call(session, 'PlaceOrder', { ...ORDER, account: 'Live1' })).isError).toBeFalsy();
+    await placed(session, { ...ORDER, account: 'Live1' }, 'Live1');
     const big = await call(session, 'PlaceOrder', { ...ORDER, account: 'Live1', quantity: 3 });
     expect(textOf(big)).toMatch(/^refused by guard max-order-qty: /);
   });

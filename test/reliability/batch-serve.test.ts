@@ -3,7 +3,6 @@
  * the concurrency, good, bad and reverse lines mixed, exit codes; and a server killed mid-batch,
  * after which the store shows exactly which lines were placed.
  */
-import { spawn } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Env } from '../../src/config/paths.js';
@@ -11,6 +10,7 @@ import { parseOrder } from '../../src/service/order.js';
 import { BIN, runBin, tempHome } from '../helpers/cli.js';
 import { killServes, startServe, storeFile } from '../helpers/serve-process.js';
 import { type Harness, startServer, TOKEN } from '../server/harness.js';
+import { spawnRecorded } from '../helpers/spawn.js';
 
 let env: Env;
 let cleanup: () => void;
@@ -127,7 +127,7 @@ describe.each(['http', 'ws'] as const)('trade serve killed with SIGKILL in the m
     const serve = await startServe(env, TOKEN);
     // Each line's quantity is its line number, so the store tells which lines were placed.
     const input = Array.from({ length: LINES }, (_, i) => place(`l${i + 1}`, { quantity: i + 1 })).join('\n');
-    const child = spawn(process.execPath, [BIN, 'batch', '-', '--concurrency', String(CONCURRENCY), '--rate', '0'], {
+    const child = spawnRecorded(process.execPath, [BIN, 'batch', '-', '--concurrency', String(CONCURRENCY), '--rate', '0'], {
       env: { PATH: process.env.PATH, ...remote(backend, serve.url, serve.wsUrl) },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
@@ -139,7 +139,7 @@ describe.each(['http', 'ws'] as const)('trade serve killed with SIGKILL in the m
       if (!serve.child.killed && stdout.split('\n').length > 50) serve.child.kill('SIGKILL');
     });
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.stdin.end(`${input}\n`);
+    child.stdin!.end(`${input}\n`);
     const code = await new Promise((resolve) => child.on('close', resolve));
     await serve.exited;
 

@@ -4,7 +4,6 @@
  * accounts and instruments. No writer sees an error, no order is lost or doubled, and every
  * position equals the signed sum of its fills.
  */
-import { spawn } from 'node:child_process';
 import { Agent, request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -12,6 +11,7 @@ import type { Env } from '../../src/config/paths.js';
 import { createEngine } from '../../src/engine/engine.js';
 import { BIN, orderArgs, tempHome } from '../helpers/cli.js';
 import { checkStore, killServes, type ServeProcess, startServe, storeFile } from '../helpers/serve-process.js';
+import { spawnRecorded } from '../helpers/spawn.js';
 
 const TOKEN = 'concurrent-writers-token-0123';
 const CLI_PROCESSES = 50;
@@ -69,7 +69,7 @@ function cliWriter(n: number, tally: Tally): Promise<{ start: number; end: numbe
     '--json',
   ];
   const start = Date.now();
-  const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnRecorded(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

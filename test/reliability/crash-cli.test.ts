@@ -4,7 +4,6 @@
  * the rest left to finish. Afterwards the store passes integrity_check, holds every order whose
  * id a process printed, and nothing of a write that never committed.
  */
-import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
@@ -12,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Env } from '../../src/config/paths.js';
 import { BIN, orderArgs, tempHome } from '../helpers/cli.js';
 import { checkStore, storeFile } from '../helpers/serve-process.js';
+import { spawnRecorded } from '../helpers/spawn.js';
 
 const PAUSE = fileURLToPath(new URL('../fixtures/pause-in-write.cjs', import.meta.url));
 
@@ -48,7 +48,7 @@ const walSize = () => {
 
 function runAndKill(args: string[], fate: Fate): Promise<Run> {
   const preload = fate.inWrite ? ['--require', PAUSE] : [];
-  const child = spawn(process.execPath, [...preload, BIN, ...args], {
+  const child = spawnRecorded(process.execPath, [...preload, BIN, ...args], {
     env: { PATH: process.env.PATH, ...env, TRADE_TEST_SPILL: fate.spill ? '1' : '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,7 +1,10 @@
 /**
  * The server's bounds (issue 14, README "Limits"), with real sockets: a WebSocket client that
  * never reads, pipelined big reads, slow bodies with and without a token, idle connections and
- * the connection cap. Each test also checks that another client is still answered.
+ * the connection cap. Each test also checks that another client is still answered. No test bounds
+ * a duration: what a bound would stand for is an event (a connection closed while another is
+ * still open, an answer that came before the flood was done); how long answers take under abuse is
+ * measured in bench/bounds.js, against the same server unabused.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect as connectTcp, type Socket } from 'node:net';
@@ -57,7 +60,7 @@ function tcp(url: string): Promise<{ socket: Socket; text: () => string; ended: 
 }
 
 describe('a WebSocket client that never reads its replies', () => {
-  it('costs the server a bounded amount of memory, and other clients are answered within a second', async () => {
+  it('costs the server a bounded amount of memory, and other clients are answered all the while', async () => {
     const dir = storeWithOrders(2000);
     const serve = await startServe({ TRADE_HOME: dir }, TOKEN);
     const pid = serve.child.pid!;
@@ -70,11 +73,11 @@ describe('a WebSocket client that never reads its replies', () => {
     const other = await connect(serve.wsUrl, { authorization: `Bearer ${TOKEN}` });
     let peak = 0;
     for (let i = 0; i < 10; i++) {
+      // Time for the server to build the greedy client's replies (a slow machine builds fewer: the
+      // memory bound is then checked on less, never failed for want of time).
       await new Promise((resolve) => setTimeout(resolve, 400));
-      const started = Date.now();
       const reply = await other.call(`o${i}`, 'GetPositions', { account: 'Sim101' });
       expect(reply.data).toMatchObject({ success: true });
-      expect(Date.now() - started).toBeLessThan(1000);
       peak = Math.max(peak, rssMiB(pid));
     }
     await other.close();
@@ -112,13 +115,10 @@ describe('pipelined HTTP requests', () => {
     const { socket, text } = await tcp(server.url);
     const request = `GET ${ORDERS} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${AUTH.authorization.slice(7)}\r\n\r\n`;
     socket.write(request.repeat(200));
-    const started = Date.now();
     const other = await server.get('/v1/api/positions');
     expect(other.status).toBe(200);
-    expect(Date.now() - started).toBeLessThan(1000);
-    const deadline = Date.now() + 15000;
     const count = (re: RegExp) => (text().match(re) ?? []).length;
-    while (count(/HTTP\/1\.1 \d{3} /g) < 200 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (count(/HTTP\/1\.1 \d{3} /g) < 200) await new Promise((r) => setTimeout(r, 50));
     const ok = count(/HTTP\/1\.1 200 /g);
     const limited = count(/HTTP\/1\.1 429 /g);
     expect(ok + limited).toBe(200);
@@ -136,12 +136,12 @@ describe('slow and idle connections', () => {
     const before = server.snapshot();
     const { socket, text, ended } = await tcp(server.url);
     socket.write(`POST /v1/api/accounts/Sim101/orders/place HTTP/1.1\r\nHost: x\r\nAuthorization: ${AUTH.authorization}\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{"instrument"`);
+    // The body never completes (200 bytes at one a tenth of a second): only the request timeout ends it.
     const trickle = setInterval(() => socket.writable && socket.write(' '), 100);
-    const elapsed = await ended;
+    await ended;
     clearInterval(trickle);
     expect(text()).toMatch(/^HTTP\/1\.1 408/);
     expect(text()).toContain('{"error":"Request timeout: the request did not arrive in time"}');
-    expect(elapsed).toBeLessThan(3000);
     expect(server.snapshot()).toEqual(before);
     expect((await server.get('/v1/api/positions')).status).toBe(200);
   });
@@ -150,45 +150,65 @@ describe('slow and idle connections', () => {
     server = await startServer({ limits: { requestTimeoutMs: 60_000, headersTimeoutMs: 30_000 } });
     const { socket, text, ended } = await tcp(server.url);
     socket.write(`POST /v1/api/accounts/Sim101/orders/place HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n{"instr`);
+    // The body is never sent whole, and the timeouts are longer than the test's: only the server's
+    // answer without it ends the connection.
     const trickle = setInterval(() => socket.writable && socket.write(' '), 100);
-    const elapsed = await ended;
+    await ended;
     clearInterval(trickle);
     expect(text()).toMatch(/^HTTP\/1\.1 401/);
     expect(text()).toMatch(/connection: close/i);
-    expect(elapsed).toBeLessThan(1500);
   });
 
   it('any refused request closes its connection after the answer', async () => {
-    server = await startServer();
+    // Kept alive longer than the test runs: only the server's own close ends the connection.
+    server = await startServer({ limits: { keepAliveTimeoutMs: 60_000 } });
     const { socket, text, ended } = await tcp(server.url);
     socket.write(`POST /v1/api/accounts/Sim101/orders/place HTTP/1.1\r\nHost: x\r\nAuthorization: ${AUTH.authorization}\r\nContent-Length: 2\r\n\r\n{}`);
-    expect(await ended).toBeLessThan(1500);
+    await ended;
     expect(text()).toMatch(/^HTTP\/1\.1 400/);
     expect(text()).toMatch(/connection: close/i);
   });
 
   it('idle connections (nothing sent, or kept alive after an answer) are closed after their timeouts', async () => {
-    server = await startServer({ limits });
-    const idle = await Promise.all(Array.from({ length: 200 }, () => tcp(server!.url)));
-    const kept = await tcp(server.url);
-    kept.socket.write(`GET /v1/api/positions HTTP/1.1\r\nHost: x\r\nAuthorization: ${AUTH.authorization}\r\n\r\n`);
-    const times = await Promise.all(idle.map((c) => c.ended));
-    expect(Math.max(...times)).toBeLessThan(2500);
-    expect(await kept.ended).toBeLessThan(2500);
-    expect(kept.text()).toMatch(/^HTTP\/1\.1 200/);
-    expect((await server.get('/v1/api/positions')).status).toBe(200);
+    // A server on the default limits (10 s for headers, 5 s kept alive), its idle connection opened
+    // first: the limited server's connections must all be closed while it is still open.
+    const control = await startServer();
+    const watch = await tcp(control.url);
+    try {
+      let controlClosed = false;
+      void watch.ended.then(() => (controlClosed = true));
+      server = await startServer({ limits });
+      const idle = await Promise.all(Array.from({ length: 200 }, () => tcp(server!.url)));
+      const kept = await tcp(server.url);
+      kept.socket.write(`GET /v1/api/positions HTTP/1.1\r\nHost: x\r\nAuthorization: ${AUTH.authorization}\r\n\r\n`);
+      await Promise.all(idle.map((c) => c.ended));
+      await kept.ended;
+      expect(controlClosed).toBe(false);
+      expect(kept.text()).toMatch(/^HTTP\/1\.1 200/);
+      expect((await server.get('/v1/api/positions')).status).toBe(200);
+    } finally {
+      watch.socket.destroy();
+      await control.close();
+    }
   });
 
   it('connections beyond --max-connections are closed as they arrive; those within are served', async () => {
     server = await startServer({ limits: { maxConnections: 20 } });
     const held = await Promise.all(Array.from({ length: 20 }, () => tcp(server!.url)));
     const extra = await tcp(server.url);
-    expect(await extra.ended).toBeLessThan(1000);
+    await extra.ended;
+    // Closed as it came, while the 20 within the cap are still open and nothing timed out.
+    expect(held.map((c) => c.socket.destroyed)).toEqual(Array(20).fill(false));
     expect(extra.text()).toBe('');
     expect(server.logs.some((l) => l.includes('connection refused: 20 connections open (--max-connections)'))).toBe(true);
     for (const c of held.splice(0, 5)) c.socket.destroy();
-    await new Promise((r) => setTimeout(r, 100));
-    expect((await server.get('/v1/api/positions')).status).toBe(200);
+    // The server sees the five closes in its own time: a new client is refused until then, served after.
+    let status = 0;
+    while (status === 0) {
+      status = await server.get('/v1/api/positions').then((r) => r.status, () => 0);
+      if (status === 0) await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(status).toBe(200);
   });
 });
 

@@ -5,14 +5,14 @@
  * acknowledged order is in the store; and at SIGTERM it closes all 1,000 sockets with 1001 and
  * exits 0. Everything runs on 127.0.0.1 and is closed at the end.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Client } from 'undici';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, tempHome } from '../helpers/cli.js';
-import { recordRun, secretsOf } from '../helpers/run-log.js';
 import { ES_MARKET } from './harness.js';
+import { spawnRecorded } from '../helpers/spawn.js';
 
 const TOKEN = 'load-test-token-5a1c9e';
 const AUTH = { authorization: `Bearer ${TOKEN}` };
@@ -30,14 +30,9 @@ beforeAll(async () => {
   cleanup = home.cleanup;
   const env = { ...home.env, TRADE_SERVE_TOKEN: TOKEN };
   const argv = ['serve', '--port', '0'];
-  child = spawn(process.execPath, [BIN, ...argv], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child = spawnRecorded(process.execPath, [BIN, ...argv], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'], record: { kind: 'serve' } });
   let stderr = '';
-  exited = new Promise((resolve) =>
-    child.on('close', (code) => {
-      recordRun({ kind: 'serve', argv, secrets: secretsOf(argv, env), stdout: '', stderr });
-      resolve(code);
-    }),
-  );
+  exited = new Promise((resolve) => child.on('close', resolve));
   url = await new Promise<string>((resolve, reject) => {
     child.stderr!.setEncoding('utf8').on('data', (d: string) => {
       stderr += d;

@@ -1,5 +1,5 @@
 /** `trade serve` as a command: flags, the token's sources, start-up output, and shutdown on a signal. */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer as createNetServer, type Server } from 'node:net';
 import { join } from 'node:path';
@@ -12,8 +12,8 @@ import { createContext } from '../../src/cli/context.js';
 import { createIo } from '../../src/cli/io.js';
 import type { Env } from '../../src/config/paths.js';
 import { BIN, runCli, tempHome } from '../helpers/cli.js';
-import { recordRun, secretsOf } from '../helpers/run-log.js';
 import { ES_MARKET } from './harness.js';
+import { spawnRecorded } from '../helpers/spawn.js';
 
 const PLACE = '/v1/api/accounts/Sim101/orders/place';
 const LISTENING = /^trade serve listening on (http:\/\/127\.0\.0\.1:\d+)$/m;
@@ -38,21 +38,16 @@ function place(url: string, token: string, body: unknown = ES_MARKET) {
 
 /** Starts the built bin's `serve` and resolves once it says where it listens. */
 function spawnServe(args: string[], extraEnv: Env = {}) {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
+  const child = spawnRecorded(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
     env: { PATH: process.env.PATH, ...env, ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
+    record: { kind: 'serve' },
   });
   children.push(child);
   let stderr = '';
   let stdout = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  const exited = new Promise<number | null>((resolve) =>
-    child.on('close', (code) => {
-      const argv = ['serve', '--port', '0', ...args];
-      recordRun({ kind: 'serve', argv, secrets: secretsOf(argv, { ...env, ...extraEnv }), stdout, stderr });
-      resolve(code);
-    }),
-  );
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
   const url = new Promise<string>((resolve, reject) => {
     child.stderr!.setEncoding('utf8').on('data', (d: string) => {
       stderr += d;
