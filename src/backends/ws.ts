@@ -12,6 +12,7 @@
  */
 import WebSocket from 'ws';
 import { NetworkError } from '../common/errors.js';
+import { burstWriter } from '../common/ws-burst.js';
 import { stripInvisible } from '../config/redact.js';
 import { OPERATIONS, type OperationSpec, wsApiFor } from '../service/operations.js';
 import { openSocket } from './ws-handshake.js';
@@ -211,6 +212,14 @@ export function createWsBackend(options: WsBackendOptions): WsBackend {
     },
   };
 
+  /** Each connection's burst writer: the requests sent in one turn leave in one write. */
+  const bursts = new WeakMap<WebSocket, () => void>();
+  const burstOf = (socket: WebSocket) => {
+    let burst = bursts.get(socket);
+    if (!burst) bursts.set(socket, (burst = burstWriter(socket)));
+    return burst;
+  };
+
   async function rpc(api: string, args: unknown, effect?: string): Promise<RpcReply> {
     const socket = await connect();
     // The server has sent its close frame and ws refuses to write: this request never leaves.
@@ -224,6 +233,7 @@ export function createWsBackend(options: WsBackendOptions): WsBackend {
         reject(lost(`no reply from ${host} within ${options.timeoutMs / 1000} s${sent}`, effect));
       }, options.timeoutMs);
       pending.set(id, { resolve, reject, timer, effect });
+      burstOf(socket)();
       socket.send(JSON.stringify({ action: 'rpc', id, api, args }), (error) => {
         if (!error) return;
         const p = pending.get(id);

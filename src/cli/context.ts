@@ -90,7 +90,9 @@ export function createContext(io: Io, env: Env, options: ContextOptions = {}): M
         source: open.source ?? 'cli',
         clock: options.engine?.now,
         confirmLive: flags.confirmLive,
-        askLive: io.stdin.isTTY && io.stderr.isTTY ? (account) => askLive(ctx, account) : undefined,
+        // Asked only when confirm-live needs an answer: reading io.stdin makes process.stdin
+        // (a stream, ~3 ms of start-up), which an order that asks nothing does not need.
+        askLive: (account) => (io.stdin.isTTY && io.stderr.isTTY ? askLive(ctx, account) : Promise.resolve(false)),
         warn: (message) => io.err(io.errColor.yellow(`Warning: ${message}`)),
         redact: (text) => redact(text, ctx.secrets()),
       });

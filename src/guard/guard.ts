@@ -123,6 +123,20 @@ const signedPosition = (side: string | undefined, quantity: number | undefined) 
 /** The operations whose documented body takes a client `orderId` (§3.1, §3.2). */
 const CLIENT_ID_OPERATIONS: ReadonlySet<OperationName> = new Set(['PlaceOrder', 'FlatPlace']);
 
+/** Random bytes drawn 4 KiB at a time (one call into the system's generator per 256 ids, not one per id). */
+let idPool = Buffer.alloc(0);
+let idAt = 0;
+
+/** A client order id: 16 random bytes in hex, no two sharing a byte of the pool. */
+function clientOrderId(): string {
+  if (idAt + 16 > idPool.length) {
+    idPool = randomBytes(4096);
+    idAt = 0;
+  }
+  idAt += 16;
+  return idPool.toString('hex', idAt - 16, idAt);
+}
+
 /** The trading day a time belongs to: the date of the session close it comes before. */
 const tradingDay = (now: Date): string => sessionEnd(now).toISOString().slice(0, 10);
 
@@ -289,7 +303,7 @@ export function guardBackend(inner: Backend, options: GuardOptions): GuardedBack
     if (CLIENT_ID_OPERATIONS.has(name) && (args as Order).orderId === undefined && inner.name !== 'embedded')
       // A client order id on every order sent to a service, so that an unknown outcome can be
       // looked up (trade reconcile). In-process, the engine's answer is never lost on the way.
-      args = { ...(args as Order), orderId: randomBytes(16).toString('hex') } as ArgsOf<K>;
+      args = { ...(args as Order), orderId: clientOrderId() } as ArgsOf<K>;
     // Anything sent yet? A ledger failing before it fails closed (or lets an exit go); after, it only warns.
     let sent = false;
     const sending: Send = (n, a) => {

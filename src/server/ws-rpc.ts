@@ -9,6 +9,7 @@
 import type { RawData, WebSocket } from 'ws';
 import type { Engine } from '../engine/engine.js';
 import { formatIssues } from '../common/errors.js';
+import { burstWriter } from '../common/ws-burst.js';
 import { printable, show } from '../service/order.js';
 import { duplicateKeyIssues, type KeyPath, parseStrictJson } from '../service/strict-json.js';
 import { isOperationName, OPERATIONS, type OperationName, operationForRpc, operationForWsName } from '../service/operations.js';
@@ -152,9 +153,13 @@ const DRAIN_POLL_MS = 25;
 const CLOSE_GRACE_MS = 1_000;
 
 export function handleRpcConnection(socket: WebSocket, remote: string, ctx: RpcServerContext, bounds: ConnectionBounds = CONNECTION_BOUNDS): void {
+  // The replies sent in one turn (a group commit's) leave in one write.
+  const burst = burstWriter(socket);
   const send = (message: RpcReply | StreamEvent) => {
     // The client may have gone while we worked; its reply has nowhere to go.
-    if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
+    if (socket.readyState !== socket.OPEN) return;
+    burst();
+    socket.send(JSON.stringify(message));
   };
   const streams = ctx.streams?.open({ send, congested: () => socket.bufferedAmount > CONGESTED_BYTES });
   const queue: Array<{ raw: RawData; isBinary: boolean; parsed?: Parsed }> = [];

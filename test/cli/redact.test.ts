@@ -2,6 +2,7 @@
  * The redactor every output line and `serve --log` line goes through: each form a hostile server
  * can give the token is redacted, the rest of the line is left alone, and JSON stays JSON.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MIN_FRAGMENT, REDACTED, redact, stripInvisible } from '../../src/config/redact.js';
 import { leaks } from '../helpers/token-forms.js';
@@ -95,6 +96,47 @@ describe('redact', () => {
   it('redacts every secret given', () => {
     const other = 'another-secret-value-xyz';
     expect(redact(`${TOKEN} ${other}`, [TOKEN, other, ''])).toBe(`${REDACTED} ${REDACTED}`);
+  });
+
+  it('reads a line without its final line feeds as it reads it with any other invisible end', () => {
+    // The line feeds a printed line ends with are set aside before it is read (the fast path); a
+    // zero-width space is not, and goes the whole way (the line is cleaned and read again). Both
+    // are invisible, so the same characters must be redacted either way.
+    const pieces = [
+      TOKEN,
+      TOKEN.slice(0, 12),
+      TOKEN.slice(-9),
+      TOKEN.toUpperCase(),
+      uEscapes(TOKEN.slice(3, 14)),
+      pct(TOKEN.slice(5, 20)),
+      b64(TOKEN),
+      JSON.stringify({ token: TOKEN }),
+      '\\u200b',
+      '%E2%80%8B',
+      '\\',
+      '%',
+      '\\n',
+      '\\u00',
+      '\x1b[31m',
+      '\u200b',
+      '\n',
+      '\t',
+      '{"line":1,"id":null,"status":200,"data":{"orderId":"0f3a","success":true}}',
+    ];
+    const body = fc
+      .array(fc.oneof(fc.constantFrom(...pieces), fc.string({ maxLength: 6 }), fc.string({ unit: 'binary', maxLength: 3 })), { maxLength: 8 })
+      .map((parts) => parts.join(''))
+      // A backslash or a lone surrogate at the very end joins the invisible character after it into one unit.
+      .filter((text) => !/[\\\ud800-\udbff]$/.test(text));
+    fc.assert(
+      fc.property(body, fc.integer({ min: 1, max: 3 }), (text, feeds) => {
+        const viaFastPath = redact(text + '\n'.repeat(feeds), [TOKEN]);
+        const viaFullPath = redact(text + '\u200b'.repeat(feeds), [TOKEN]);
+        expect(viaFullPath.endsWith('\u200b'.repeat(feeds))).toBe(true);
+        expect(viaFastPath).toBe(viaFullPath.slice(0, -feeds) + '\n'.repeat(feeds));
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('stripInvisible removes controls and invisible characters only', () => {

@@ -180,12 +180,26 @@ async function runLines(ctx: CommandContext, backend: Backend, lines: AsyncGener
   /** The last line written (or skipped as blank), in input order. */
   let written = 0;
 
+  // The result lines answered in one burst (the replies of one group commit) leave in one write:
+  // stdout is corked at the first and uncorked once the burst's promise callbacks have run.
+  const stdout = ctx.io.stdout as Partial<Pick<NodeJS.WriteStream, 'cork' | 'uncork'>>;
+  let corked = false;
+  const uncork = () => {
+    if (!corked) return;
+    corked = false;
+    stdout.uncork!();
+  };
   const flush = () => {
     for (let result = done.get(written + 1); result; result = done.get(written + 1)) {
       done.delete(result.line);
       written = result.line;
       // A blank line asks for nothing: no result line, and it does not count as a line of the batch.
       if (blanks.has(result)) continue;
+      if (!corked && stdout.cork && stdout.uncork) {
+        corked = true;
+        stdout.cork();
+        process.nextTick(uncork);
+      }
       ctx.io.out(JSON.stringify(result));
       tally.add(result);
     }
@@ -282,8 +296,12 @@ async function runLines(ctx: CommandContext, backend: Backend, lines: AsyncGener
     }
   }
 
-  await Promise.all(Array.from({ length: state.concurrency }, worker));
-  flush();
+  try {
+    await Promise.all(Array.from({ length: state.concurrency }, worker));
+    flush();
+  } finally {
+    uncork();
+  }
 }
 
 /**
