@@ -203,8 +203,10 @@ async function ledgerCheck(ctx: CommandContext, report: DoctorReport): Promise<C
     return { name: 'ledger', status: 'fail', message: error.message.replace(/; nothing was sent\.$/, ''), hint: error.hint, exitCode: error.exitCode };
   }
   report.ledger.schemaVersion = probe.version;
-  report.ledger.clockSkewMs = Math.round(probe.skewMs);
-  const skew = `clock ${probe.skewMs >= 0 ? '+' : ''}${Math.round(probe.skewMs)} ms against the server`;
+  // Rounded before it is signed: a skew of -0.3 ms is "+0 ms", not "0 ms" (Math.round gives -0).
+  const skewMs = Math.round(probe.skewMs) || 0;
+  report.ledger.clockSkewMs = skewMs;
+  const skew = `clock ${skewMs >= 0 ? '+' : ''}${skewMs} ms against the server`;
   if (probe.version === 0)
     return { name: 'ledger', status: 'fail', message: `${where}: reachable, no schema yet`, hint: 'Run `trade guard init` once, from any machine of the desk.', exitCode: ExitCode.guard };
   if (probe.version !== probe.current)
