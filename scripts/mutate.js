@@ -23,9 +23,15 @@ const TARGET = 85;
 /** Each module: the source it mutates and the test files that run it in-process. */
 export const MODULES = {
   guard: {
-    what: "the guard's rules and its ledger (pace and duplicate lookups)",
-    mutate: ['src/guard/rules.ts', 'src/guard/ledger.ts', 'src/guard/sqlite-ledger.ts'],
-    tests: ['test/guard/rules.test.ts', 'test/guard/ledger.test.ts', 'test/guard/ledger-open.test.ts', 'test/guard/account-lock.test.ts'],
+    what: "the guard's rules (their checks and their text forms) and its ledger (pace and duplicate lookups, the journal)",
+    mutate: ['src/guard/rules.ts', 'src/config/guard-syntax.ts', 'src/guard/ledger.ts', 'src/guard/sqlite-ledger.ts'],
+    tests: [
+      'test/guard/rules.test.ts',
+      'test/guard/ledger.test.ts',
+      'test/guard/ledger-open.test.ts',
+      'test/guard/account-lock.test.ts',
+      'test/guard/ledger-conformance.test.ts',
+    ],
   },
   order: {
     what: 'the order schema and instrument resolution',
