@@ -31,6 +31,8 @@ export const MODULES = {
       'test/guard/ledger-open.test.ts',
       'test/guard/account-lock.test.ts',
       'test/guard/ledger-conformance.test.ts',
+      'test/guard/sqlite-ledger.test.ts',
+      'test/guard/guard.test.ts',
     ],
   },
   order: {
