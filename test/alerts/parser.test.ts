@@ -335,3 +335,29 @@ describe("each command's required fields, as the reference's §3.0 lists them", 
     });
   }
 });
+
+describe('§2.3, §2.6 the fields the language knows', () => {
+  /** Every field docs/webhook-reference.md names: §1.2, §3.0's columns, §4.0's index, §4.4's alias, §4.17. */
+  const FIELDS = [
+    'key', 'command', 'account', 'instrument', 'action', 'qty', 'quantity', 'percent', 'order_type', 'tif', 'limit_price',
+    'stop_price', 'oco_id', 'order_id', 'strategy', 'atm_strategy', 'strategy_id', 'flatten_first', 'require_market_position',
+    'max_positions', 'max_position', 'take_profit', 'stop_loss', 'stop_loss_limit', 'stop_loss_stop', 'append_atm', 'cancel_after',
+    'start_time', 'end_time', 'closing_only_after', 'bypass_trade_windows', 'delay', 'rate_limit', 'id', 'kill_switch',
+    'strategy_tag', 'sync_strategy', 'market_position', 'prev_market_position', 'target_quantity', 'out_of_sync',
+    'destination', 'notes', 'trail_offset',
+  ];
+  const reference = readFileSync(new URL('../../docs/webhook-reference.md', import.meta.url), 'utf8');
+
+  test.each(FIELDS.filter((f) => f !== 'key'))('%s is a field: an unexpanded placeholder in it is refused, naming it', (field) => {
+    expect(reference).toContain(`\`${field}\``);
+    // The command and the kill switch stand alone; every other field rides on a PLACE.
+    const message = field === 'command' || field === 'kill_switch' ? `key=k; ${field}={{strategy.order.contracts}};` : `${BUY} ${field}={{strategy.order.contracts}};`;
+    expect(failure(message)).toBe(`invalid_value: unexpanded TradingView placeholder in '${field}'`);
+  });
+
+  test('a field the language does not know keeps its placeholder, ignored and listed; the key is never listed', () => {
+    const alert = parse(`${BUY} qtty={{strategy.order.contracts}}; Key2=x;`);
+    expect(alert.ignoredFields).toEqual(['qtty', 'key2']);
+    expect(parse(`${BUY} notes=entry; strategy_tag=t1;`).ignoredFields).toEqual([]);
+  });
+});
