@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { AlertFailure, type Alert, parseAlert } from '../../src/alerts/message.js';
 import { mainCall, shownArgs } from '../../src/alerts/plan.js';
-import { AlertFormatError, readFields, redactKey } from '../../src/alerts/syntax.js';
+import { AlertFormatError, asciiLower, commandWord, keysIn, readFields, redactKey } from '../../src/alerts/syntax.js';
 
 const NOW = new Date('2026-05-01T15:00:00Z');
 const parse = (text: string) => parseAlert(text, { now: NOW });
@@ -359,5 +359,28 @@ describe('§2.3, §2.6 the fields the language knows', () => {
     const alert = parse(`${BUY} qtty={{strategy.order.contracts}}; Key2=x;`);
     expect(alert.ignoredFields).toEqual(['qtty', 'key2']);
     expect(parse(`${BUY} notes=entry; strategy_tag=t1;`).ignoredFields).toEqual([]);
+  });
+});
+
+describe('§2.2 words in any case', () => {
+  test('a command word: ASCII letters upper-cased, spaces, tabs, _ and - dropped, anything else kept', () => {
+    expect(commandWord('cancel_and-bracket')).toBe('CANCELANDBRACKET');
+    expect(commandWord('Close Position')).toBe('CLOSEPOSITION');
+    expect(commandWord('flatten\teverything')).toBe('FLATTENEVERYTHING');
+    expect(commandWord('pLaCe')).toBe('PLACE');
+    expect(commandWord('PLACE')).toBe('PLACE');
+    expect(commandWord('placé.2')).toBe('PLACé.2');
+    expect(commandWord('ſell')).toBe('ſELL');
+  });
+
+  test('asciiLower lowers ASCII letters only', () => {
+    expect(asciiLower('TRUE False')).toBe('true false');
+    expect(asciiLower('ÉTÉ')).toBe('ÉtÉ');
+    expect(asciiLower('KILL_SWITCH=ON')).toBe('kill_switch=on');
+  });
+
+  test('keysIn finds every key field, at the start, after a ; or a line break, in any case, not inside another name', () => {
+    expect(keysIn('key=a; command=PLACE;\nKEY = b ;\r\nmonkey=c; key=; \ufeffkey=d')).toEqual(['a', 'b', 'd']);
+    expect(keysIn('command=PLACE')).toEqual([]);
   });
 });
