@@ -38,7 +38,7 @@ export const MODULES = {
   order: {
     what: 'the order schema and instrument resolution',
     mutate: ['src/service/order.ts', 'src/service/instruments.ts'],
-    tests: ['test/service/order.test.ts', 'test/service/order-parsers.test.ts', 'test/service/order-fuzz.test.ts', 'test/service/lazy-fields.test.ts', 'test/service/instruments.test.ts'],
+    tests: ['test/service/order.test.ts', 'test/service/order-fields.test.ts', 'test/service/order-parsers.test.ts', 'test/service/order-fuzz.test.ts', 'test/service/lazy-fields.test.ts', 'test/service/instruments.test.ts'],
   },
   backends: {
     what: "the http and ws backends' retry and outcome-unknown logic",
@@ -100,7 +100,7 @@ async function run(name, module, reportOnly) {
     ignorePatterns: ['/.stryker-tmp', '/reports'],
     cleanTempDir: true,
     // A busy machine (other work on 2 cores) must not turn a slow test into a "timeout" kill.
-    timeoutMS: 10_000,
+    timeoutMS: 5_000,
     logLevel: 'warn',
     fileLogLevel: 'off',
   }).runMutationTest();
