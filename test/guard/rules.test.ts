@@ -1,6 +1,21 @@
 /** Every guard rule on the pure check, at its limit and one past it: no backend, no ledger, no clock. */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { buildRules, evaluate, type Facts, type GuardRule, insideWindow, type Intent, normalizeRule, parseWindows, reduces, RuleSyntaxError } from '../../src/guard/rules.js';
+import {
+  buildRules,
+  envForRule,
+  evaluate,
+  type Facts,
+  GUARD_RULES,
+  type GuardRule,
+  insideWindow,
+  type Intent,
+  normalizeRule,
+  parseWindows,
+  reduces,
+  RULE_HELP,
+  RuleSyntaxError,
+} from '../../src/guard/rules.js';
 
 const NOW = new Date('2026-11-24T15:00:00Z'); // a Tuesday, 09:00 in Chicago
 const rules = (texts: Partial<Record<GuardRule, string>>) =>
@@ -197,5 +212,15 @@ describe('rule texts at their edges', () => {
     expect([...parseWindows('Fri-Mon 08:30-15:00 UTC')[0]!.days].sort()).toEqual([0, 1, 5, 6]);
     expect([...parseWindows('Mon,Wed,Fri 08:30-15:00 UTC')[0]!.days].sort()).toEqual([1, 3, 5]);
     expect([...parseWindows('Wed 08:30-15:00 UTC')[0]!.days]).toEqual([3]);
+  });
+});
+
+describe('the rules as the manual lists them', () => {
+  it('docs/commands.md has one row per rule, in order, with its help text and its environment variable', () => {
+    const manual = readFileSync(new URL('../../docs/commands.md', import.meta.url), 'utf8');
+    const rows = manual.split('\n').filter((line) => /^\| `guard\.[a-z-]+` \| guard rule: /.test(line));
+    expect(rows.map((row) => /^\| `guard\.([a-z-]+)`/.exec(row)![1])).toEqual([...GUARD_RULES]);
+    expect(rows).toEqual(GUARD_RULES.map((rule) => `| \`guard.${rule}\` | guard rule: ${RULE_HELP[rule].replace(/\*/g, '\\*')} (off until set) | \`${envForRule(rule)}\` |`));
+    expect(envForRule('duplicate-window')).toBe('TRADE_GUARD_DUPLICATE_WINDOW');
   });
 });
