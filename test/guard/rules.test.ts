@@ -24,34 +24,37 @@ const buy = (quantity: number, extra: Partial<Intent> = {}): Intent => ({
   operation: 'PlaceOrder', kind: 'order', account: 'Sim101', instrument: 'ES 12-25', action: 'BUY', quantity, orderType: 'MARKET', ...extra,
 });
 const facts = (extra: Partial<Facts> = {}): Facts => ({ now: NOW, ...extra });
+// Each describe's rules are built inside its tests (`r()`), not when the file is collected: a
+// mutation run (npm run mutate) then knows which test runs which parser, instead of running every
+// test for a mutant of code that ran at collection.
 
 describe('max-order-qty', () => {
-  const r = rules({ 'max-order-qty': '10' });
+  const r = () => rules({ 'max-order-qty': '10' });
   it('passes at the limit, refuses one past it with the rule, limit and value', () => {
-    expect(evaluate(buy(10), r, facts())).toBeUndefined();
-    expect(evaluate(buy(11), r, facts())).toMatchObject({
+    expect(evaluate(buy(10), r(), facts())).toBeUndefined();
+    expect(evaluate(buy(11), r(), facts())).toMatchObject({
       rule: 'max-order-qty', error: 'guard_max_order_qty', limit: 10, value: 11, reason: 'quantity 11 is above the limit of 10', source: 'profile default',
     });
   });
   it('a change refuses only when it raises the quantity past the limit', () => {
-    expect(evaluate(buy(11, { operation: 'Change', quantityBefore: 12 }), r, facts())).toBeUndefined();
-    expect(evaluate(buy(11, { operation: 'Change', quantityBefore: 10 }), r, facts())?.rule).toBe('max-order-qty');
+    expect(evaluate(buy(11, { operation: 'Change', quantityBefore: 12 }), r(), facts())).toBeUndefined();
+    expect(evaluate(buy(11, { operation: 'Change', quantityBefore: 10 }), r(), facts())?.rule).toBe('max-order-qty');
   });
   it('an order that only reduces the position passes', () => {
-    expect(evaluate(buy(20, { action: 'SELL' }), r, facts({ position: 20 }))).toBeUndefined();
-    expect(evaluate(buy(21, { action: 'SELL' }), r, facts({ position: 20 }))?.rule).toBe('max-order-qty');
+    expect(evaluate(buy(20, { action: 'SELL' }), r(), facts({ position: 20 }))).toBeUndefined();
+    expect(evaluate(buy(21, { action: 'SELL' }), r(), facts({ position: 20 }))?.rule).toBe('max-order-qty');
   });
 });
 
 describe('max-position', () => {
-  const r = rules({ 'max-position': '5' });
+  const r = () => rules({ 'max-position': '5' });
   it('counts the position, the working orders on the same side and this order', () => {
-    expect(evaluate(buy(2), r, facts({ position: 2, workingSameSide: 1 }))).toBeUndefined();
-    expect(evaluate(buy(3), r, facts({ position: 2, workingSameSide: 1 }))).toMatchObject({ rule: 'max-position', limit: 5, value: 6 });
+    expect(evaluate(buy(2), r(), facts({ position: 2, workingSameSide: 1 }))).toBeUndefined();
+    expect(evaluate(buy(3), r(), facts({ position: 2, workingSameSide: 1 }))).toMatchObject({ rule: 'max-position', limit: 5, value: 6 });
   });
   it('either way: short too', () => {
-    expect(evaluate(buy(5, { action: 'SELL' }), r, facts({ position: 0 }))).toBeUndefined();
-    expect(evaluate(buy(6, { action: 'SELL' }), r, facts({ position: 0 }))?.value).toBe(6);
+    expect(evaluate(buy(5, { action: 'SELL' }), r(), facts({ position: 0 }))).toBeUndefined();
+    expect(evaluate(buy(6, { action: 'SELL' }), r(), facts({ position: 0 }))?.value).toBe(6);
   });
   it('0 allows no position at all, but closing one still passes', () => {
     const zero = rules({ 'max-position': '0' });
@@ -105,46 +108,46 @@ describe('window', () => {
 });
 
 describe('max-orders', () => {
-  const r = rules({ 'max-orders': '5/s, 60/min' });
+  const r = () => rules({ 'max-orders': '5/s, 60/min' });
   it('each pace at its count and one past', () => {
-    expect(r.texts['max-orders']).toBe('5/s,60/min');
-    expect(evaluate(buy(1), r, facts({ paceCounts: [4, 59] }))).toBeUndefined();
-    expect(evaluate(buy(1), r, facts({ paceCounts: [5, 5] }))).toMatchObject({ rule: 'max-orders', limit: '5/s', value: 6 });
-    expect(evaluate(buy(1), r, facts({ paceCounts: [0, 60] }))).toMatchObject({ rule: 'max-orders', limit: '60/min', value: 61 });
+    expect(r().texts['max-orders']).toBe('5/s,60/min');
+    expect(evaluate(buy(1), r(), facts({ paceCounts: [4, 59] }))).toBeUndefined();
+    expect(evaluate(buy(1), r(), facts({ paceCounts: [5, 5] }))).toMatchObject({ rule: 'max-orders', limit: '5/s', value: 6 });
+    expect(evaluate(buy(1), r(), facts({ paceCounts: [0, 60] }))).toMatchObject({ rule: 'max-orders', limit: '60/min', value: 61 });
   });
 });
 
 describe('daily-loss', () => {
-  const r = rules({ 'daily-loss': '500' });
+  const r = () => rules({ 'daily-loss': '500' });
   it('at the limit refuses, above it passes; a latch holds; resume lifts it', () => {
-    expect(evaluate(buy(1), r, facts({ dayPnl: -499.99 }))).toBeUndefined();
-    expect(evaluate(buy(1), r, facts({ dayPnl: -500 }))).toMatchObject({ rule: 'daily-loss', limit: 500, value: -500 });
-    expect(evaluate(buy(1), r, facts({ lossLatched: true }))?.rule).toBe('daily-loss');
-    expect(evaluate(buy(1), r, facts({ lossLatched: true, lossResumed: true }))).toBeUndefined();
+    expect(evaluate(buy(1), r(), facts({ dayPnl: -499.99 }))).toBeUndefined();
+    expect(evaluate(buy(1), r(), facts({ dayPnl: -500 }))).toMatchObject({ rule: 'daily-loss', limit: 500, value: -500 });
+    expect(evaluate(buy(1), r(), facts({ lossLatched: true }))?.rule).toBe('daily-loss');
+    expect(evaluate(buy(1), r(), facts({ lossLatched: true, lossResumed: true }))).toBeUndefined();
   });
   it('never stops an order that reduces', () => {
-    expect(evaluate(buy(1, { action: 'SELL' }), r, facts({ dayPnl: -900, position: 1 }))).toBeUndefined();
+    expect(evaluate(buy(1, { action: 'SELL' }), r(), facts({ dayPnl: -900, position: 1 }))).toBeUndefined();
   });
 });
 
 describe('duplicate-window', () => {
-  const r = rules({ 'duplicate-window': '10s' });
+  const r = () => rules({ 'duplicate-window': '10s' });
   it('refuses an identical order the ledger saw within the window', () => {
-    expect(evaluate(buy(1), r, facts())).toBeUndefined();
-    expect(evaluate(buy(1), r, facts({ duplicateAt: NOW.getTime() - 9_000 }))).toMatchObject({ rule: 'duplicate-window', value: 9000 });
+    expect(evaluate(buy(1), r(), facts())).toBeUndefined();
+    expect(evaluate(buy(1), r(), facts({ duplicateAt: NOW.getTime() - 9_000 }))).toMatchObject({ rule: 'duplicate-window', value: 9000 });
   });
   it('one sent by another process after this one read its clock was sent 0s ago, not less', () => {
-    expect(evaluate(buy(1), r, facts({ duplicateAt: NOW.getTime() + 3 }))).toMatchObject({ value: 0, reason: 'an identical order was sent 0s ago, within 10s' });
+    expect(evaluate(buy(1), r(), facts({ duplicateAt: NOW.getTime() + 3 }))).toMatchObject({ value: 0, reason: 'an identical order was sent 0s ago, within 10s' });
   });
 });
 
 describe('confirm-live', () => {
-  const r = rules({ 'confirm-live': 'on', 'sim-accounts': 'Paper*' });
+  const r = () => rules({ 'confirm-live': 'on', 'sim-accounts': 'Paper*' });
   it('a simulation account needs nothing; another needs the confirmation', () => {
-    expect(evaluate(buy(1, { account: 'Sim101' }), r, facts())).toBeUndefined();
-    expect(evaluate(buy(1, { account: 'Paper2' }), r, facts())).toBeUndefined();
-    expect(evaluate(buy(1, { account: 'U12345' }), r, facts())).toMatchObject({ rule: 'confirm-live', value: 'U12345' });
-    expect(evaluate(buy(1, { account: 'U12345' }), r, facts({ liveConfirmed: true }))).toBeUndefined();
+    expect(evaluate(buy(1, { account: 'Sim101' }), r(), facts())).toBeUndefined();
+    expect(evaluate(buy(1, { account: 'Paper2' }), r(), facts())).toBeUndefined();
+    expect(evaluate(buy(1, { account: 'U12345' }), r(), facts())).toMatchObject({ rule: 'confirm-live', value: 'U12345' });
+    expect(evaluate(buy(1, { account: 'U12345' }), r(), facts({ liveConfirmed: true }))).toBeUndefined();
   });
 });
 
