@@ -56,6 +56,7 @@ export const MODULES = {
       'test/engine/cancel-close-expiry.test.ts',
       'test/engine/service-positions.test.ts',
       'test/engine/properties.test.ts',
+      'test/engine/fills.test.ts',
     ],
   },
   alerts: {
