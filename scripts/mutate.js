@@ -62,7 +62,7 @@ export const MODULES = {
   alerts: {
     what: 'the alert parser (webhook-reference.md)',
     mutate: ['src/alerts/syntax.ts', 'src/alerts/message.ts'],
-    tests: ['test/alerts/parser.test.ts', 'test/alerts/examples.test.ts'],
+    tests: ['test/alerts/parser.test.ts', 'test/alerts/options.test.ts', 'test/alerts/examples.test.ts'],
   },
 };
 
