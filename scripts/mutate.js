@@ -83,12 +83,16 @@ const isEquivalent = (file, mutant, original) =>
 async function run(name, module, reportOnly) {
   const started = Date.now();
   const jsonFile = join(REPORTS, `${name}.json`);
+  // The module's test files reach vitest through its config's `include` (vitest.mutate.config.ts),
+  // not through Stryker's `testFiles`: with `testFiles`, Stryker 9.6 activates a static mutant (code
+  // that runs when a module loads: a table, a regular expression) after the module has loaded, so it
+  // is never in effect and is reported as survived (stryker-js issues #6144, #6209).
+  process.env.TRADE_MUTATE_TESTS = module.tests.join(',');
   if (!reportOnly) await new Stryker({
     testRunner: 'vitest',
     plugins: ['@stryker-mutator/vitest-runner'],
     vitest: { configFile: 'vitest.mutate.config.ts', related: false },
     mutate: module.mutate,
-    testFiles: module.tests,
     coverageAnalysis: 'perTest',
     incremental: true,
     incrementalFile: join(REPORTS, `${name}.incremental.json`),

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GuardError } from '../../src/common/errors.js';
-import type { JournalLine } from '../../src/guard/ledger.js';
+import { hidePassword, initLedger, isLedgerFailure, type JournalLine, ledgerPath, ledgerWhere, openLedger, specOf } from '../../src/guard/ledger.js';
 import { spawnSyncRecorded } from '../helpers/spawn.js';
 import { failClosed, initSqliteLedger, isOrphaned, moveAside, openSqliteLedger, SQLITE_SCHEMA_VERSION } from '../../src/guard/sqlite-ledger.js';
 
@@ -258,5 +258,82 @@ describe('isOrphaned: a sent line whose process is gone', () => {
 
   it('pid 1, which runs as long as the system does, is alive', () => {
     expect(isOrphaned(line({ pid: 1 }))).toBe(false);
+  });
+});
+
+describe('where a ledger is, and what counts as its failure (src/guard/ledger.ts)', () => {
+  it('the machine ledger sits beside the store; a string is a SQLite file', () => {
+    expect(ledgerPath('/data/trade/store.db')).toBe('/data/trade/guard.db');
+    expect(specOf('/data/trade/guard.db')).toEqual({ kind: 'sqlite', file: '/data/trade/guard.db' });
+    const desk = { kind: 'postgres' as const, url: 'postgres://trade:s3cret@db:5432/desk', machine: 'm1', dataDir: '/d', timeoutMs: 5000 };
+    expect(specOf(desk)).toBe(desk);
+    expect(ledgerWhere('/data/trade/guard.db')).toBe('/data/trade/guard.db');
+    expect(ledgerWhere(desk)).toBe('postgres://trade@db:5432/desk');
+  });
+
+  it('a URL is shown without its password, however it is written', () => {
+    expect(hidePassword('postgres://trade:s3cret@db/desk')).toBe('postgres://trade@db/desk');
+    expect(hidePassword('postgres://trade@db/desk')).toBe('postgres://trade@db/desk');
+    expect(hidePassword('postgres://db/desk?sslmode=require')).toBe('postgres://db/desk?sslmode=require');
+    // Not a URL the parser takes (a space in the host): the password is cut from the text.
+    expect(hidePassword('postgres://trade:s3cret@my db/desk')).toBe('postgres://trade@my db/desk');
+    expect(hidePassword('postgres://:p@ss@db/desk')).not.toContain('p@ss');
+  });
+
+  it('only a GuardError guard_ledger is the ledger failing', () => {
+    expect(isLedgerFailure(failClosed('/x/guard.db', 'gone'))).toBe(true);
+    expect(isLedgerFailure(new GuardError('refused', { code: 'guard_max_order_qty' }))).toBe(false);
+    expect(isLedgerFailure(Object.assign(new Error('x'), { code: 'guard_ledger' }))).toBe(false);
+  });
+
+  it('initLedger creates a SQLite ledger and says so; openLedger opens it', async () => {
+    const file = fresh();
+    expect(await initLedger(file)).toEqual({ where: file, version: 2, from: 0 });
+    const ledger = await openLedger({ kind: 'sqlite', file });
+    expect([ledger.kind, ledger.where]).toEqual(['sqlite', file]);
+    await ledger.close();
+  });
+});
+
+describe('the SQLite ledger at work', () => {
+  it('a disk with no room left (an I/O error where no block is free) is a full disk; a code that only contains the word is not', () => {
+    // /proc reports no free blocks: the disk the ledger is on looks full.
+    expect(failClosed('/proc/guard.db', 'x', Object.assign(new Error('x'), { code: 'SQLITE_CANTOPEN' })).message).toBe(
+      "The guard's ledger /proc/guard.db cannot be used: the disk is full; nothing was sent.",
+    );
+    expect(failClosed('/proc/guard.db', 'x', Object.assign(new Error('x'), { code: 'SQLITE_IOERR_WRITE' })).hint).toBe('Free space on the disk that holds /proc, then try again.');
+    expect(failClosed('/proc/guard.db', 'x', Object.assign(new Error('x'), { code: 'NOT_SQLITE_IOERR' })).message).toBe(
+      "The guard's ledger /proc/guard.db cannot be used (x); nothing was sent.",
+    );
+  });
+
+  it('lines: by account alone, and a line settled unknown is found by outcome unknown', async () => {
+    const ledger = openSqliteLedger(fresh());
+    try {
+      const line = { at: '2025-09-02T14:00:00.000Z', profile: 'default', backend: 'http', source: 'cli', operation: 'PlaceOrder', instrument: 'ES 09-25', request: '{}', client_order_id: null, outcome: 'sent' as const, pid: process.pid };
+      const a = await ledger.exclusive((tx) => tx.journal({ ...line, account: 'Sim101' }));
+      const b = await ledger.exclusive((tx) => tx.journal({ ...line, account: 'Sim102' }));
+      await ledger.exclusive((tx) => tx.settle(b, 'unknown', { at: '2025-09-02T14:00:05.000Z', message: 'no reply' }));
+      expect((await ledger.lines({ account: 'Sim101' })).map((l) => l.id)).toEqual([a]);
+      expect((await ledger.lines({ outcomes: ['unknown'] })).map((l) => [l.id, l.outcome, l.message])).toEqual([[b, 'unknown', 'no reply']]);
+      expect((await ledger.lines({ outcomes: ['sent'] })).map((l) => l.id)).toEqual([a]);
+    } finally {
+      await ledger.close();
+    }
+  });
+
+  it('once closed, it answers nothing and lets go of its account locks', async () => {
+    const file = fresh();
+    const ledger = openSqliteLedger(file);
+    const hold = await ledger.lockAccount('Sim101', 0);
+    expect(hold).toBeDefined();
+    await ledger.close();
+    await expect(ledger.halts('Sim101', 'default')).rejects.toThrow('The database connection is not open');
+    const other = openSqliteLedger(file);
+    try {
+      expect(await other.lockAccount('Sim101', 0)).toBeDefined();
+    } finally {
+      await other.close();
+    }
   });
 });
