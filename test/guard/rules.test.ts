@@ -271,6 +271,7 @@ describe('rule texts: what each is read as, spaces and bounds included', () => {
     ['max-orders', '5/sx', "each pace must be COUNT/UNIT like 5/s, 60/min, 500/day, got '5/sx'"],
     ['max-orders', '5x/s', "each pace must be COUNT/UNIT like 5/s, 60/min, 500/day, got '5x/s'"],
     ['max-orders', '5/10xs', "each pace must be COUNT/UNIT like 5/s, 60/min, 500/day, got '5/10xs'"],
+    ['max-orders', '5/s,  5 per s ', "each pace must be COUNT/UNIT like 5/s, 60/min, 500/day, got '5 per s'"],
     ['window', 'Mon-Fri 08:30-08:30 UTC', 'the window 08:30-08:30 is empty'],
     ['window', 'Mon-Fri 08:30-24:01 UTC', "'24:01' is not a time of day like 08:30"],
     ['window', 'Mon-Fri 08:30-23:60 UTC', "'23:60' is not a time of day like 08:30"],
@@ -390,6 +391,7 @@ describe('each refusal in its own words', () => {
     expect(reason(buy(1), { 'duplicate-window': '10s' }, { duplicateAt: NOW.getTime() - 2500 })).toMatchObject({
       rule: 'duplicate-window',
       error: 'guard_duplicate_window',
+      limit: '10s',
       value: 2500,
       reason: 'an identical order was sent 2.50s ago, within 10s',
     });
