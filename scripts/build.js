@@ -13,6 +13,8 @@
 //   `--help` and an embedded `place`, so the functions those run need no compiling. It starts with
 //   the bundle's build id; V8 itself rejects it under another Node version or other V8 flags.
 // dist/version.txt: the version, so that `trade --version` needs nothing else (bin/trade.js).
+// dist/help.txt: `trade --help` as the CLI prints it to a pipe, for the bin to answer from when
+//   nothing could change it (bin/trade.js: staticHelp).
 // dist/lib.js (+ dist/chunks/): the library (`import ... from 'trade'`), ES modules with code
 //   splitting.
 // dist/types/: the library's TypeScript declarations (tsconfig.types.json), so that an `import`
@@ -21,9 +23,10 @@
 //   by tests, not shipped.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { readFile } from 'node:fs/promises';
-import { relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -129,4 +132,16 @@ execFileSync(process.execPath, [fileURLToPath(import.meta.resolve('typescript/bi
 // In a child process: the cache must come from the Node that will run the CLI, with no test or
 // tool preloaded into it.
 const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'NODE_OPTIONS'));
+
+// dist/help.txt: what `trade --help` prints to a pipe, printed by the CLI just built, in an empty
+// home and with none of the variables that change it (bin/trade.js answers from it only then).
+const helpHome = mkdtempSync(join(tmpdir(), 'trade-help-'));
+try {
+  const helpEnv = { PATH: process.env.PATH, HOME: helpHome, TRADE_HOME: join(helpHome, 'home'), TRADE_CONFIG_DIR: join(helpHome, 'config') };
+  const help = execFileSync(process.execPath, [fileURLToPath(new URL('../bin/trade.js', import.meta.url)), '--help'], { env: helpEnv, encoding: 'latin1' });
+  if (!help.startsWith('Usage: trade ') || /[^\x00-\x7f]/.test(help)) throw new Error(`trade --help printed what dist/help.txt cannot hold: ${help.slice(0, 200)}`);
+  writeFileSync(new URL('help.txt', DIST), help);
+} finally {
+  rmSync(helpHome, { recursive: true, force: true });
+}
 execFileSync(process.execPath, [fileURLToPath(new URL('code-cache.cjs', import.meta.url))], { env, stdio: 'inherit' });

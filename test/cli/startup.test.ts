@@ -13,6 +13,7 @@ import { VERSION } from '../../src/common/version.js';
 import { BIN, orderArgs, tempHome } from '../helpers/cli.js';
 import { killServes, startServe } from '../helpers/serve-process.js';
 import { spawnSyncRecorded } from '../helpers/spawn.js';
+import { runInPty } from '../helpers/terminal.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PRELOAD = fileURLToPath(new URL('../fixtures/trace-load.cjs', import.meta.url));
@@ -76,7 +77,8 @@ describe('start-up weight', () => {
 
   it('--help runs the command tree, and no command, schema, backend, engine, prompt or server module', () => {
     for (const argv of [['--help'], ['place', '--help']]) {
-      const t = trace(argv);
+      // FORCE_COLOR=0 changes nothing the CLI prints to a pipe, but makes the CLI answer `--help` (below).
+      const t = trace(argv, { FORCE_COLOR: '0' });
       expect(t.stdout).toContain('Usage: trade');
       expect(t.modules).toContain('src/cli/program.ts');
       expect(t.modules.some((m) => m.startsWith('node_modules/commander/'))).toBe(true);
@@ -86,6 +88,41 @@ describe('start-up weight', () => {
       expect(t.loaded.filter((f) => f.includes('better-sqlite3') || f === 'node:child_process')).toEqual([]);
       expect(t.intl).toEqual([]);
     }
+  });
+
+  it('--help to a pipe or a file is answered by the bin from dist/help.txt, exactly as the CLI answers it (issue 34)', () => {
+    const cli = trace(['--help'], { FORCE_COLOR: '0' });
+    expect(cli.modules).toContain('src/cli/program.ts');
+    for (const flag of ['--help', '-h']) {
+      const t = trace([flag]);
+      expect(t.stdout).toBe(cli.stdout);
+      expect(t.modules).toEqual([]);
+      expect(t.loaded.filter((f) => !f.startsWith('node:'))).toEqual([BIN]);
+    }
+    // To a file, and to /dev/null, the same.
+    const file = join(dir, 'help.txt');
+    for (const target of [file, '/dev/null']) {
+      const result = spawnSyncRecorded('sh', ['-c', 'exec "$0" "$1" --help > "$2"', process.execPath, BIN, target], { env: { PATH: process.env.PATH, ...env }, encoding: 'utf8' });
+      expect(result.status, result.stderr).toBe(0);
+    }
+    expect(readFileSync(file, 'utf8')).toBe(cli.stdout);
+  });
+
+  it("--help is the CLI's when anything could change it: a width, forced colour, a token to redact, other arguments, a terminal", async () => {
+    for (const extra of [{ COLUMNS: '60' }, { FORCE_COLOR: '1' }, { TRADE_TOKEN: 'startup-help-token' }]) {
+      expect(trace(['--help'], extra).modules, JSON.stringify(extra)).toContain('src/cli/program.ts');
+    }
+    const piped = trace(['--help']).stdout;
+    const narrow = trace(['--help'], { COLUMNS: '60' }).stdout;
+    expect(narrow.startsWith('Usage: trade [options] [command]\n')).toBe(true);
+    expect(narrow).not.toBe(piped);
+    expect(trace(['--help', '--backend', 'embedded']).modules).toContain('src/cli/program.ts');
+    // In a real terminal (a pty): the CLI answers, fitted to it.
+    const file = join(dir, 'trace-pty.txt');
+    const ran = await runInPty(['--help'], { ...env, NODE_OPTIONS: `--require ${PRELOAD}`, TRACE_FILE: file }, async () => undefined);
+    expect(ran.code).toBe(0);
+    expect(ran.screen).toContain('Usage: trade [options] [command]');
+    expect(readFileSync(file, 'utf8')).toContain('module src/cli/program.ts\n');
   });
 
   it('place on embedded runs the place command, the schema and the engine, and builds no Intl formatter', () => {
