@@ -17,6 +17,7 @@ import { runInPty } from '../helpers/terminal.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PRELOAD = fileURLToPath(new URL('../fixtures/trace-load.cjs', import.meta.url));
+const STDIO_PRELOAD = fileURLToPath(new URL('../fixtures/stdio-made.cjs', import.meta.url));
 /** What no command below may load: the other backends, prompts, the server, the MCP SDK, the config writer. */
 const HEAVY = ['node_modules/undici/', 'node_modules/ws/', 'node_modules/@inquirer/', 'node_modules/fastify/', 'node_modules/@fastify/', 'node_modules/conf/', 'node_modules/cli-progress/', 'src/server/', 'src/config/store.ts', 'node_modules/@modelcontextprotocol/', 'node_modules/express/', 'src/mcp/'];
 
@@ -136,6 +137,36 @@ describe('start-up weight', () => {
     expect(t.modules.filter((m) => /src\/(backends\/(http|ws|probe)|service\/events)\.ts$/.test(m))).toEqual([]);
     expect(t.loaded.filter((f) => f === 'node:child_process')).toEqual([]);
     expect(t.intl).toEqual([]);
+  });
+
+  it('place to a pipe writes its lines without making stdout or stderr a stream (issue 34)', () => {
+    /** What `trade ARGV` printed, its exit code, and which of process.stdout, stderr and stdin it made. */
+    const stdio = (argv: string[], input = '') => {
+      const file = join(dir, `stdio-${Math.random().toString(36).slice(2)}.txt`);
+      const result = spawnSyncRecorded(process.execPath, ['--require', STDIO_PRELOAD, BIN, ...argv], {
+        env: { PATH: process.env.PATH, ...env, STDIO_FILE: file },
+        encoding: 'utf8',
+        input,
+      });
+      return { ...result, made: readFileSync(file, 'utf8').split('\n').filter(Boolean) };
+    };
+    // A line to stderr (the instrument's name normalised) and the order's to stdout.
+    const placed = stdio(['place', ...orderArgs({ '--instrument': 'ES 9-25' })]);
+    expect(placed.status).toBe(0);
+    expect(placed.stderr).toBe('ES 9-25 → ES 09-25\n');
+    expect(placed.stdout).toMatch(/^Placed BUY 1 ES 09-25 MARKET DAY\n {2}order id {2}[0-9a-f]{32}\n/);
+    expect(placed.made).toEqual([]);
+    // A usage error's message.
+    const usage = stdio(['place', '--quantity', 'x']);
+    expect(usage.status).toBe(2);
+    expect(usage.stderr).toMatch(/^Error: Missing required flags: --account/);
+    // (It looks whether stdin is a terminal that could be asked for the missing flags.)
+    expect(usage.made).toEqual(['stdin']);
+    // A command that streams its output makes the stream: batch corks its stdout (and reads its stdin).
+    const batch = stdio(['batch', '-'], '{"api":"PlaceOrder","args":{"account":"Sim101","instrument":"ES 09-25","action":"BUY","quantity":1,"orderType":"MARKET","timeInForce":"DAY"}}\n');
+    expect(batch.status, batch.stderr).toBe(0);
+    expect(batch.stdout).toMatch(/^\{"line":1,.*"status":200/);
+    expect(batch.made).toContain('stdout');
   });
 
   it('place builds the validators of the fields it checks and no other (issue 34)', () => {
