@@ -4,8 +4,9 @@
 // dist/cli.cjs: the CLI (src/cli/main.ts), one CommonJS file that bin/trade.js compiles with
 //   vm.Script and the code cache below. Every module reached only through a dynamic import()
 //   stays behind esbuild's lazy wrapper, so a command still runs only the modules it uses.
-//   commander and zod are bundled in (resolving zod's ~200 files costs more than running it).
-//   Packages that are CommonJS (better-sqlite3, fastify, undici, ws, ...) stay external and are
+//   commander and zod are bundled in (resolving zod's ~200 files costs more than running it), and
+//   so is better-sqlite3's JavaScript (its native addon is required where it was installed: see
+//   sqliteAddon). The other packages that are CommonJS (fastify, undici, ws, ...) stay external and are
 //   required where used (dynamic imports of them become require()); packages that are ES modules
 //   only (conf, @inquirer/prompts) are loaded where used with the bin's own import(), handed to
 //   the bundle as `__import` (src/common/import-esm.ts): require() cannot load them on Node 20.18.
@@ -76,6 +77,38 @@ const lazyChildProcess = {
   },
 };
 
+/**
+ * better-sqlite3's JavaScript is bundled (its ten files cost ~7 ms to resolve and compile at every
+ * start, and get the code cache here), and its native addon is loaded from where its install puts
+ * it (build/Release): the `bindings` package it asks instead finds the addon by reading a stack
+ * trace and trying a dozen paths (~4 ms). An addon elsewhere (a debug build, another layout) is
+ * still found by `bindings`, resolved from better-sqlite3's own directory.
+ */
+const sqliteAddon = {
+  name: 'sqlite-addon',
+  setup(b) {
+    b.onResolve({ filter: /^bindings$/ }, (args) =>
+      args.importer.includes(`${'node_modules'}/better-sqlite3/`) ? { path: 'bindings', namespace: 'sqlite-addon' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'sqlite-addon' }, () => ({
+      contents: `
+const { dirname, join } = require('node:path');
+const { createRequire } = require('node:module');
+module.exports = (name) => {
+  const root = dirname(require.resolve('better-sqlite3/package.json'));
+  try {
+    return require(join(root, 'build', 'Release', name));
+  } catch (error) {
+    if (error.code !== 'MODULE_NOT_FOUND') throw error;
+  }
+  // Searched from better-sqlite3's directory: bindings would otherwise take the bundle's.
+  return createRequire(join(root, 'package.json'))('bindings')({ bindings: name, module_root: root });
+};`,
+      loader: 'js',
+    }));
+  },
+};
+
 /** src/common/import-esm.ts, in the CLI bundle: the bin's import() (bin/trade.js passes it in). */
 const importEsm = {
   name: 'import-esm',
@@ -95,7 +128,7 @@ const cli = await build({
   outdir: 'dist',
   outExtension: { '.js': '.cjs' },
   format: 'cjs',
-  external: dependencies.filter((name) => !['commander', 'zod'].includes(name)),
+  external: [...dependencies.filter((name) => !['commander', 'zod', 'better-sqlite3'].includes(name)), 'bindings', 'better-sqlite3/package.json'],
   // No comments and no indentation: a smaller file to read and hold. Names are kept.
   minifyWhitespace: true,
   charset: 'ascii',
@@ -103,7 +136,7 @@ const cli = await build({
   metafile: true,
   // import() of the CommonJS externals becomes require(): vm.Script has no import() of its own.
   supported: { 'dynamic-import': false },
-  plugins: [importEsm, traceModules, lazyChildProcess],
+  plugins: [importEsm, traceModules, lazyChildProcess, sqliteAddon],
 });
 const bundleFile = new URL('cli.cjs', DIST);
 const bundle = readFileSync(bundleFile, 'latin1');

@@ -4,7 +4,7 @@
  * (test/fixtures/trace-load.cjs) that records every bundled module whose body runs, every file
  * require() loads, every module import() resolves and every Intl object built.
  */
-import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -224,6 +224,40 @@ describe('the bundle', () => {
     expect(Object.keys(inputs).filter((k) => k.includes('zod/v4/locales/') && !k.endsWith('/en.js') && !k.endsWith('/index.js'))).toEqual([]);
     const zod = Object.entries(inputs).filter(([k]) => k.includes('node_modules/zod/')).reduce((sum, [, v]) => sum + v.bytesInOutput, 0);
     expect(zod).toBeLessThan(300_000);
+  });
+});
+
+describe("better-sqlite3's native addon", () => {
+  const bindings = (t: Trace) => t.loaded.filter((f) => f.includes('node_modules/bindings/'));
+  const addon = (t: Trace) => t.loaded.filter((f) => f.endsWith('/better_sqlite3.node'));
+
+  it('is loaded from build/Release, where its install put it, without the bindings package (issue 34)', () => {
+    const t = trace(['place', ...orderArgs()]);
+    expect(addon(t)).toEqual([join(ROOT, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node')]);
+    expect(bindings(t)).toEqual([]);
+    // Its JavaScript is in the bundle: no file of it is required.
+    expect(t.loaded.filter((f) => f.includes('node_modules/better-sqlite3/lib/'))).toEqual([]);
+    expect(t.modules).toContain('node_modules/better-sqlite3/lib/database.js');
+  });
+
+  it('is found by the bindings package when it is not in build/Release (another build, another layout)', () => {
+    // A package whose better-sqlite3 has its addon in build/Debug (a debug build), every other package as installed.
+    const root = join(dir, 'package');
+    const modules = join(root, 'node_modules');
+    mkdirSync(modules, { recursive: true });
+    for (const d of ['bin', 'dist']) cpSync(join(ROOT, d), join(root, d), { recursive: true });
+    writeFileSync(join(root, 'package.json'), readFileSync(join(ROOT, 'package.json')));
+    for (const name of readdirSync(join(ROOT, 'node_modules'))) {
+      if (name !== 'better-sqlite3') symlinkSync(join(ROOT, 'node_modules', name), join(modules, name), 'dir');
+    }
+    const sqlite = join(ROOT, 'node_modules/better-sqlite3');
+    for (const f of ['package.json', 'lib']) cpSync(join(sqlite, f), join(modules, 'better-sqlite3', f), { recursive: true });
+    mkdirSync(join(modules, 'better-sqlite3/build/Debug'), { recursive: true });
+    cpSync(join(sqlite, 'build/Release/better_sqlite3.node'), join(modules, 'better-sqlite3/build/Debug/better_sqlite3.node'));
+    const t = trace(['place', ...orderArgs()], {}, join(root, 'bin', 'trade.js'));
+    expect(t.stdout).toMatch(/^Placed BUY 1 ES 09-25 MARKET DAY\n/);
+    expect(addon(t)).toEqual([join(modules, 'better-sqlite3/build/Debug/better_sqlite3.node')]);
+    expect(bindings(t)).toEqual([join(modules, 'bindings/bindings.js')]);
   });
 });
 
