@@ -39,8 +39,14 @@ let invisibleAll: RegExp | undefined;
 /** Terminal escape sequences: CSI (`ESC [ … m`) and OSC (`ESC ] … BEL`), each removed whole. */
 const TERMINAL_SEQUENCES = /\x1b\[[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)/g;
 
+/** Printable ASCII only: nothing stripInvisible removes (a space to a tilde holds no control, escape or invisible character). */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
 /** Text with its terminal escape sequences and every invisible and control character removed. */
 export function stripInvisible(text: string): string {
+  // Most text is printable ASCII: it is returned without building invisibleAll (its Unicode
+  // classes take 0.3-3 ms to compile, a slice of every `trade place`).
+  if (PRINTABLE_ASCII.test(text)) return text;
   return text.replace(TERMINAL_SEQUENCES, '').replace((invisibleAll ??= new RegExp(INVISIBLE.source, 'gu')), '');
 }
 
