@@ -37,9 +37,11 @@ function loadCli({ cache = true } = {}) {
   const { createRequire } = require('node:module');
   const filename = join(DIST, 'cli.cjs');
   // The build checks that the file is ASCII: latin1 reads it straight into a one-byte string.
+  // The file is the module's function already (scripts/build.js wraps it as Node would): no
+  // second, wrapped copy of its megabyte is made here (1 MiB of a place's peak memory).
   const source = readFileSync(filename, 'latin1');
   const cachedData = cache ? codeCache(source) : undefined;
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname, __import) {${source}\n})`, { filename, cachedData });
+  const script = new vm.Script(source, { filename, cachedData });
   const module = { exports: {} };
   // The bundle's import() of the packages that are ES modules only (src/import-esm.ts).
   const importEsm = (specifier) => import(specifier);

@@ -1,9 +1,10 @@
 // Builds dist/ with esbuild: the CLI as one CommonJS file with a V8 code cache, and the library
 // as ES modules.
 //
-// dist/cli.cjs: the CLI (src/cli/main.ts), one CommonJS file that bin/trade.js compiles with
-//   vm.Script and the code cache below. Every module reached only through a dynamic import()
-//   stays behind esbuild's lazy wrapper, so a command still runs only the modules it uses.
+// dist/cli.cjs: the CLI (src/cli/main.ts), one CommonJS module written as the function Node wraps
+//   a module in, which bin/trade.js compiles with vm.Script and the code cache below. Every module
+//   reached only through a dynamic import() stays behind esbuild's lazy wrapper, so a command still
+//   runs only the modules it uses.
 //   commander and zod are bundled in (resolving zod's ~200 files costs more than running it), and
 //   so is better-sqlite3's JavaScript (its native addon is required where it was installed: see
 //   sqliteAddon). The other packages that are CommonJS (fastify, undici, ws, ...) stay external and are
@@ -143,7 +144,9 @@ const bundle = readFileSync(bundleFile, 'latin1');
 // Pure ASCII, so bin/trade.js may read it as latin1 into a one-byte string, the fastest way.
 if (/[^\x00-\x7f]/.test(bundle)) throw new Error('dist/cli.cjs is not ASCII');
 const buildId = createHash('sha256').update(bundle).digest('hex').slice(0, 32);
-writeFileSync(bundleFile, `${bundle}//# trade-build=${buildId}\n`);
+// Written as the function Node would wrap a CommonJS module in (with the bin's import() beside
+// require), so that bin/trade.js compiles the file as it is read, without a wrapped copy.
+writeFileSync(bundleFile, `(function (exports, require, module, __filename, __dirname, __import) {${bundle}\n})//# trade-build=${buildId}\n`);
 writeFileSync(new URL('cli.meta.json', DIST), JSON.stringify(cli.metafile));
 writeFileSync(new URL('version.txt', DIST), `${pkg.version}\n`);
 
