@@ -70,7 +70,10 @@ function printVersion() {
   writeOut(readFileSync(join(DIST, 'version.txt'), 'latin1'));
 }
 
-/** Whether fd is certainly no terminal: a pipe, a file, a socket or /dev/null (node:tty costs ~5 ms). */
+/**
+ * Whether fd is certainly no terminal: a pipe, a file, a socket or /dev/null (node:tty costs ~5 ms).
+ * The same as src/cli/stdio.ts's, which the bin cannot load before the bundle.
+ */
 function notTerminal(fd) {
   if (process.platform === 'win32') return false;
   try {

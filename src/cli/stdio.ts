@@ -9,7 +9,7 @@
 import { fstatSync, statSync, writeSync } from 'node:fs';
 import type { OutputStream } from './io.js';
 
-/** Whether fd is certainly no terminal: a pipe, a file, a socket or /dev/null (node:tty costs ~5 ms). */
+/** Whether fd is certainly no terminal: a pipe, a file, a socket or /dev/null (node:tty costs ~5 ms). The bin has its own copy. */
 export function notTerminal(fd: number): boolean {
   if (process.platform === 'win32') return false;
   try {
