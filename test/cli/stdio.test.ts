@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { lazyOutput, notTerminal, writeWhole } from '../../src/cli/stdio.js';
+import { spawnRecorded } from '../helpers/spawn.js';
 
 let dir: string;
 beforeEach(() => {
@@ -92,11 +93,10 @@ describe('lazyOutput', () => {
   });
 
   it('writes to a full non-blocking pipe whole and in order: what the pipe cannot take now goes through the stream', async () => {
-    const { spawn } = await import('node:child_process');
     const { createHash } = await import('node:crypto');
     // A child that reads its stdin to the end and prints the hash of what it got. The parent's end
     // of the pipe is Node's own socket, non-blocking: a megabyte fills it, and write(2) says EAGAIN.
-    const child = spawn(process.execPath, ['-e', "const h=require('crypto').createHash('sha256');process.stdin.on('data',d=>h.update(d)).on('end',()=>console.log(h.digest('hex')))"], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawnRecorded(process.execPath, ['-e', "const h=require('crypto').createHash('sha256');process.stdin.on('data',d=>h.update(d)).on('end',()=>console.log(h.digest('hex')))"], { stdio: ['pipe', 'pipe', 'inherit'] });
     const fd = (child.stdin as unknown as { _handle: { fd: number } })._handle.fd;
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
