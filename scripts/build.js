@@ -1,11 +1,13 @@
 // Builds dist/ with esbuild: the CLI as one CommonJS file with a V8 code cache, and the library
 // as ES modules.
 //
-// dist/cli.cjs: the CLI (src/cli/main.ts), one CommonJS file that bin/trade.js compiles with
-//   vm.Script and the code cache below. Every module reached only through a dynamic import()
-//   stays behind esbuild's lazy wrapper, so a command still runs only the modules it uses.
-//   commander and zod are bundled in (resolving zod's ~200 files costs more than running it).
-//   Packages that are CommonJS (better-sqlite3, fastify, undici, ws, ...) stay external and are
+// dist/cli.cjs: the CLI (src/cli/main.ts), one CommonJS module written as the function Node wraps
+//   a module in, which bin/trade.js compiles with vm.Script and the code cache below. Every module
+//   reached only through a dynamic import() stays behind esbuild's lazy wrapper, so a command still
+//   runs only the modules it uses.
+//   commander and zod are bundled in (resolving zod's ~200 files costs more than running it), and
+//   so is better-sqlite3's JavaScript (its native addon is required where it was installed: see
+//   sqliteAddon). The other packages that are CommonJS (fastify, undici, ws, ...) stay external and are
 //   required where used (dynamic imports of them become require()); packages that are ES modules
 //   only (conf, @inquirer/prompts) are loaded where used with the bin's own import(), handed to
 //   the bundle as `__import` (src/common/import-esm.ts): require() cannot load them on Node 20.18.
@@ -13,6 +15,8 @@
 //   `--help` and an embedded `place`, so the functions those run need no compiling. It starts with
 //   the bundle's build id; V8 itself rejects it under another Node version or other V8 flags.
 // dist/version.txt: the version, so that `trade --version` needs nothing else (bin/trade.js).
+// dist/help.txt: `trade --help` as the CLI prints it to a pipe, for the bin to answer from when
+//   nothing could change it (bin/trade.js: staticHelp).
 // dist/lib.js (+ dist/chunks/): the library (`import ... from 'trade'`), ES modules with code
 //   splitting.
 // dist/types/: the library's TypeScript declarations (tsconfig.types.json), so that an `import`
@@ -21,9 +25,10 @@
 //   by tests, not shipped.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { readFile } from 'node:fs/promises';
-import { relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -73,6 +78,38 @@ const lazyChildProcess = {
   },
 };
 
+/**
+ * better-sqlite3's JavaScript is bundled (its ten files cost ~7 ms to resolve and compile at every
+ * start, and get the code cache here), and its native addon is loaded from where its install puts
+ * it (build/Release): the `bindings` package it asks instead finds the addon by reading a stack
+ * trace and trying a dozen paths (~4 ms). An addon elsewhere (a debug build, another layout) is
+ * still found by `bindings`, resolved from better-sqlite3's own directory.
+ */
+const sqliteAddon = {
+  name: 'sqlite-addon',
+  setup(b) {
+    b.onResolve({ filter: /^bindings$/ }, (args) =>
+      args.importer.includes(`${'node_modules'}/better-sqlite3/`) ? { path: 'bindings', namespace: 'sqlite-addon' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'sqlite-addon' }, () => ({
+      contents: `
+const { dirname, join } = require('node:path');
+const { createRequire } = require('node:module');
+module.exports = (name) => {
+  const root = dirname(require.resolve('better-sqlite3/package.json'));
+  try {
+    return require(join(root, 'build', 'Release', name));
+  } catch (error) {
+    if (error.code !== 'MODULE_NOT_FOUND') throw error;
+  }
+  // Searched from better-sqlite3's directory: bindings would otherwise take the bundle's.
+  return createRequire(join(root, 'package.json'))('bindings')({ bindings: name, module_root: root });
+};`,
+      loader: 'js',
+    }));
+  },
+};
+
 /** src/common/import-esm.ts, in the CLI bundle: the bin's import() (bin/trade.js passes it in). */
 const importEsm = {
   name: 'import-esm',
@@ -92,7 +129,7 @@ const cli = await build({
   outdir: 'dist',
   outExtension: { '.js': '.cjs' },
   format: 'cjs',
-  external: dependencies.filter((name) => !['commander', 'zod'].includes(name)),
+  external: [...dependencies.filter((name) => !['commander', 'zod', 'better-sqlite3'].includes(name)), 'bindings', 'better-sqlite3/package.json'],
   // No comments and no indentation: a smaller file to read and hold. Names are kept.
   minifyWhitespace: true,
   charset: 'ascii',
@@ -100,14 +137,16 @@ const cli = await build({
   metafile: true,
   // import() of the CommonJS externals becomes require(): vm.Script has no import() of its own.
   supported: { 'dynamic-import': false },
-  plugins: [importEsm, traceModules, lazyChildProcess],
+  plugins: [importEsm, traceModules, lazyChildProcess, sqliteAddon],
 });
 const bundleFile = new URL('cli.cjs', DIST);
 const bundle = readFileSync(bundleFile, 'latin1');
 // Pure ASCII, so bin/trade.js may read it as latin1 into a one-byte string, the fastest way.
 if (/[^\x00-\x7f]/.test(bundle)) throw new Error('dist/cli.cjs is not ASCII');
 const buildId = createHash('sha256').update(bundle).digest('hex').slice(0, 32);
-writeFileSync(bundleFile, `${bundle}//# trade-build=${buildId}\n`);
+// Written as the function Node would wrap a CommonJS module in (with the bin's import() beside
+// require), so that bin/trade.js compiles the file as it is read, without a wrapped copy.
+writeFileSync(bundleFile, `(function (exports, require, module, __filename, __dirname, __import) {${bundle}\n})//# trade-build=${buildId}\n`);
 writeFileSync(new URL('cli.meta.json', DIST), JSON.stringify(cli.metafile));
 writeFileSync(new URL('version.txt', DIST), `${pkg.version}\n`);
 
@@ -129,4 +168,16 @@ execFileSync(process.execPath, [fileURLToPath(import.meta.resolve('typescript/bi
 // In a child process: the cache must come from the Node that will run the CLI, with no test or
 // tool preloaded into it.
 const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'NODE_OPTIONS'));
+
+// dist/help.txt: what `trade --help` prints to a pipe, printed by the CLI just built, in an empty
+// home and with none of the variables that change it (bin/trade.js answers from it only then).
+const helpHome = mkdtempSync(join(tmpdir(), 'trade-help-'));
+try {
+  const helpEnv = { PATH: process.env.PATH, HOME: helpHome, TRADE_HOME: join(helpHome, 'home'), TRADE_CONFIG_DIR: join(helpHome, 'config') };
+  const help = execFileSync(process.execPath, [fileURLToPath(new URL('../bin/trade.js', import.meta.url)), '--help'], { env: helpEnv, encoding: 'latin1' });
+  if (!help.startsWith('Usage: trade ') || /[^\x00-\x7f]/.test(help)) throw new Error(`trade --help printed what dist/help.txt cannot hold: ${help.slice(0, 200)}`);
+  writeFileSync(new URL('help.txt', DIST), help);
+} finally {
+  rmSync(helpHome, { recursive: true, force: true });
+}
 execFileSync(process.execPath, [fileURLToPath(new URL('code-cache.cjs', import.meta.url))], { env, stdio: 'inherit' });

@@ -7,6 +7,7 @@ import { CancelledError, ExitCode, GuardError, IncompleteError, RejectedError, T
 import { createContext, type ContextOptions } from './context.js';
 import { createIo, type InputStream, type Io, type OutputStream } from './io.js';
 import { VERSION } from '../common/version.js';
+import { lazyOutput } from './stdio.js';
 
 export interface CliDeps extends ContextOptions {
   stdin: InputStream;
@@ -141,19 +142,19 @@ export async function main(): Promise<void> {
   // A reader that has gone (`| head`, a supervisor that closed its pipe) loses the lines it would
   // have read; it must not kill the process: a `trade serve` keeps serving, a command keeps its
   // exit code.
-  for (const stream of [process.stdout, process.stderr]) {
+  const opened = (stream: NodeJS.WriteStream) =>
     stream.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code !== 'EPIPE') throw error;
     });
-  }
   process.exitCode = await run(process.argv.slice(2), {
     // Made on first use: Node builds process.stdin as a reader of its own (~3 ms), and a command
-    // given all its flags never reads it.
+    // given all its flags never reads it; and stdout and stderr are Node's streams only once a
+    // command needs more of them than lines written to a pipe or a file (stdio.ts).
     get stdin() {
       return process.stdin;
     },
-    stdout: process.stdout,
-    stderr: process.stderr,
+    stdout: lazyOutput(1, () => opened(process.stdout)),
+    stderr: lazyOutput(2, () => opened(process.stderr)),
     env: process.env,
   });
 }

@@ -139,6 +139,20 @@ describe('redact', () => {
     );
   });
 
+  it('stripInvisible gives printable ASCII back as it is, and any text what the full removal gives (issue 34)', () => {
+    const full = (text: string) => text.replace(/\x1b\[[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)/g, '').replace(/[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/gu, '');
+    const ascii = Array.from({ length: 0x7f - 0x20 }, (_, i) => String.fromCharCode(0x20 + i)).join('');
+    expect(stripInvisible(ascii)).toBe(ascii);
+    const pieces = ['\x1b[31m', '\x1b]0;t\x07', '\u200b', '\u00ad', '\n', '\t', '\x7f', '\u0085', 'é', '✓', '\ud800'];
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom(...pieces), fc.string({ unit: 'binary', maxLength: 3 })), { maxLength: 8 }), (parts) => {
+        const text = parts.join('');
+        expect(stripInvisible(text)).toBe(full(text));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('stripInvisible removes controls and invisible characters only', () => {
     expect(stripInvisible('a\u200bb\u00adc\u202ed\x1be\nf\u2028g\ud800h é ✓')).toBe('abcd' + 'efgh é ✓');
     // A terminal sequence goes whole, not only its ESC.

@@ -4,7 +4,7 @@
  * (test/fixtures/trace-load.cjs) that records every bundled module whose body runs, every file
  * require() loads, every module import() resolves and every Intl object built.
  */
-import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -13,9 +13,11 @@ import { VERSION } from '../../src/common/version.js';
 import { BIN, orderArgs, tempHome } from '../helpers/cli.js';
 import { killServes, startServe } from '../helpers/serve-process.js';
 import { spawnSyncRecorded } from '../helpers/spawn.js';
+import { runInPty } from '../helpers/terminal.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PRELOAD = fileURLToPath(new URL('../fixtures/trace-load.cjs', import.meta.url));
+const STDIO_PRELOAD = fileURLToPath(new URL('../fixtures/stdio-made.cjs', import.meta.url));
 /** What no command below may load: the other backends, prompts, the server, the MCP SDK, the config writer. */
 const HEAVY = ['node_modules/undici/', 'node_modules/ws/', 'node_modules/@inquirer/', 'node_modules/fastify/', 'node_modules/@fastify/', 'node_modules/conf/', 'node_modules/cli-progress/', 'src/server/', 'src/config/store.ts', 'node_modules/@modelcontextprotocol/', 'node_modules/express/', 'src/mcp/'];
 
@@ -76,7 +78,8 @@ describe('start-up weight', () => {
 
   it('--help runs the command tree, and no command, schema, backend, engine, prompt or server module', () => {
     for (const argv of [['--help'], ['place', '--help']]) {
-      const t = trace(argv);
+      // FORCE_COLOR=0 changes nothing the CLI prints to a pipe, but makes the CLI answer `--help` (below).
+      const t = trace(argv, { FORCE_COLOR: '0' });
       expect(t.stdout).toContain('Usage: trade');
       expect(t.modules).toContain('src/cli/program.ts');
       expect(t.modules.some((m) => m.startsWith('node_modules/commander/'))).toBe(true);
@@ -86,6 +89,41 @@ describe('start-up weight', () => {
       expect(t.loaded.filter((f) => f.includes('better-sqlite3') || f === 'node:child_process')).toEqual([]);
       expect(t.intl).toEqual([]);
     }
+  });
+
+  it('--help to a pipe or a file is answered by the bin from dist/help.txt, exactly as the CLI answers it (issue 34)', () => {
+    const cli = trace(['--help'], { FORCE_COLOR: '0' });
+    expect(cli.modules).toContain('src/cli/program.ts');
+    for (const flag of ['--help', '-h']) {
+      const t = trace([flag]);
+      expect(t.stdout).toBe(cli.stdout);
+      expect(t.modules).toEqual([]);
+      expect(t.loaded.filter((f) => !f.startsWith('node:'))).toEqual([BIN]);
+    }
+    // To a file, and to /dev/null, the same.
+    const file = join(dir, 'help.txt');
+    for (const target of [file, '/dev/null']) {
+      const result = spawnSyncRecorded('sh', ['-c', 'exec "$0" "$1" --help > "$2"', process.execPath, BIN, target], { env: { PATH: process.env.PATH, ...env }, encoding: 'utf8' });
+      expect(result.status, result.stderr).toBe(0);
+    }
+    expect(readFileSync(file, 'utf8')).toBe(cli.stdout);
+  });
+
+  it("--help is the CLI's when anything could change it: a width, forced colour, a token to redact, other arguments, a terminal", async () => {
+    for (const extra of [{ COLUMNS: '60' }, { FORCE_COLOR: '1' }, { TRADE_TOKEN: 'startup-help-token' }]) {
+      expect(trace(['--help'], extra).modules, JSON.stringify(extra)).toContain('src/cli/program.ts');
+    }
+    const piped = trace(['--help']).stdout;
+    const narrow = trace(['--help'], { COLUMNS: '60' }).stdout;
+    expect(narrow.startsWith('Usage: trade [options] [command]\n')).toBe(true);
+    expect(narrow).not.toBe(piped);
+    expect(trace(['--help', '--backend', 'embedded']).modules).toContain('src/cli/program.ts');
+    // In a real terminal (a pty): the CLI answers, fitted to it.
+    const file = join(dir, 'trace-pty.txt');
+    const ran = await runInPty(['--help'], { ...env, NODE_OPTIONS: `--require ${PRELOAD}`, TRACE_FILE: file }, async () => undefined);
+    expect(ran.code).toBe(0);
+    expect(ran.screen).toContain('Usage: trade [options] [command]');
+    expect(readFileSync(file, 'utf8')).toContain('module src/cli/program.ts\n');
   });
 
   it('place on embedded runs the place command, the schema and the engine, and builds no Intl formatter', () => {
@@ -99,6 +137,36 @@ describe('start-up weight', () => {
     expect(t.modules.filter((m) => /src\/(backends\/(http|ws|probe)|service\/events)\.ts$/.test(m))).toEqual([]);
     expect(t.loaded.filter((f) => f === 'node:child_process')).toEqual([]);
     expect(t.intl).toEqual([]);
+  });
+
+  it('place to a pipe writes its lines without making stdout or stderr a stream (issue 34)', () => {
+    /** What `trade ARGV` printed, its exit code, and which of process.stdout, stderr and stdin it made. */
+    const stdio = (argv: string[], input = '') => {
+      const file = join(dir, `stdio-${Math.random().toString(36).slice(2)}.txt`);
+      const result = spawnSyncRecorded(process.execPath, ['--require', STDIO_PRELOAD, BIN, ...argv], {
+        env: { PATH: process.env.PATH, ...env, STDIO_FILE: file },
+        encoding: 'utf8',
+        input,
+      });
+      return { ...result, made: readFileSync(file, 'utf8').split('\n').filter(Boolean) };
+    };
+    // A line to stderr (the instrument's name normalised) and the order's to stdout.
+    const placed = stdio(['place', ...orderArgs({ '--instrument': 'ES 9-25' })]);
+    expect(placed.status).toBe(0);
+    expect(placed.stderr).toBe('ES 9-25 → ES 09-25\n');
+    expect(placed.stdout).toMatch(/^Placed BUY 1 ES 09-25 MARKET DAY\n {2}order id {2}[0-9a-f]{32}\n/);
+    expect(placed.made).toEqual([]);
+    // A usage error's message.
+    const usage = stdio(['place', '--quantity', 'x']);
+    expect(usage.status).toBe(2);
+    expect(usage.stderr).toMatch(/^Error: Missing required flags: --account/);
+    // (It looks whether stdin is a terminal that could be asked for the missing flags.)
+    expect(usage.made).toEqual(['stdin']);
+    // A command that streams its output makes the stream: batch corks its stdout (and reads its stdin).
+    const batch = stdio(['batch', '-'], '{"api":"PlaceOrder","args":{"account":"Sim101","instrument":"ES 09-25","action":"BUY","quantity":1,"orderType":"MARKET","timeInForce":"DAY"}}\n');
+    expect(batch.status, batch.stderr).toBe(0);
+    expect(batch.stdout).toMatch(/^\{"line":1,.*"status":200/);
+    expect(batch.made).toContain('stdout');
   });
 
   it('place builds the validators of the fields it checks and no other (issue 34)', () => {
@@ -156,6 +224,40 @@ describe('the bundle', () => {
     expect(Object.keys(inputs).filter((k) => k.includes('zod/v4/locales/') && !k.endsWith('/en.js') && !k.endsWith('/index.js'))).toEqual([]);
     const zod = Object.entries(inputs).filter(([k]) => k.includes('node_modules/zod/')).reduce((sum, [, v]) => sum + v.bytesInOutput, 0);
     expect(zod).toBeLessThan(300_000);
+  });
+});
+
+describe("better-sqlite3's native addon", () => {
+  const bindings = (t: Trace) => t.loaded.filter((f) => f.includes('node_modules/bindings/'));
+  const addon = (t: Trace) => t.loaded.filter((f) => f.endsWith('/better_sqlite3.node'));
+
+  it('is loaded from build/Release, where its install put it, without the bindings package (issue 34)', () => {
+    const t = trace(['place', ...orderArgs()]);
+    expect(addon(t)).toEqual([join(ROOT, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node')]);
+    expect(bindings(t)).toEqual([]);
+    // Its JavaScript is in the bundle: no file of it is required.
+    expect(t.loaded.filter((f) => f.includes('node_modules/better-sqlite3/lib/'))).toEqual([]);
+    expect(t.modules).toContain('node_modules/better-sqlite3/lib/database.js');
+  });
+
+  it('is found by the bindings package when it is not in build/Release (another build, another layout)', () => {
+    // A package whose better-sqlite3 has its addon in build/Debug (a debug build), every other package as installed.
+    const root = join(dir, 'package');
+    const modules = join(root, 'node_modules');
+    mkdirSync(modules, { recursive: true });
+    for (const d of ['bin', 'dist']) cpSync(join(ROOT, d), join(root, d), { recursive: true });
+    writeFileSync(join(root, 'package.json'), readFileSync(join(ROOT, 'package.json')));
+    for (const name of readdirSync(join(ROOT, 'node_modules'))) {
+      if (name !== 'better-sqlite3') symlinkSync(join(ROOT, 'node_modules', name), join(modules, name), 'dir');
+    }
+    const sqlite = join(ROOT, 'node_modules/better-sqlite3');
+    for (const f of ['package.json', 'lib']) cpSync(join(sqlite, f), join(modules, 'better-sqlite3', f), { recursive: true });
+    mkdirSync(join(modules, 'better-sqlite3/build/Debug'), { recursive: true });
+    cpSync(join(sqlite, 'build/Release/better_sqlite3.node'), join(modules, 'better-sqlite3/build/Debug/better_sqlite3.node'));
+    const t = trace(['place', ...orderArgs()], {}, join(root, 'bin', 'trade.js'));
+    expect(t.stdout).toMatch(/^Placed BUY 1 ES 09-25 MARKET DAY\n/);
+    expect(addon(t)).toEqual([join(modules, 'better-sqlite3/build/Debug/better_sqlite3.node')]);
+    expect(bindings(t)).toEqual([join(modules, 'bindings/bindings.js')]);
   });
 });
 
