@@ -37,7 +37,7 @@ afterAll(async () => {
 /** A fresh ledger store per test: a new file, or a new schema-initialized database. */
 type Maker = { name: string; fresh(): Promise<LedgerSpec> };
 let n = 0;
-const MAKERS: Maker[] = [
+const ALL_MAKERS: Maker[] = [
   { name: 'sqlite', fresh: async () => ({ kind: 'sqlite', file: join(dir, `ledger-${++n}`, 'guard.db') }) },
   {
     name: 'postgres',
@@ -49,7 +49,8 @@ const MAKERS: Maker[] = [
       return spec;
     },
   },
-].filter((maker) => LEDGERS.includes(maker.name));
+];
+const MAKERS = ALL_MAKERS.filter((maker) => LEDGERS.includes(maker.name));
 if (MAKERS.length !== LEDGERS.length) throw new Error(`TRADE_TEST_LEDGERS names a ledger that does not exist: ${LEDGERS.join(',')}`);
 const cleanups: Array<() => unknown> = [];
 afterAll(async () => {
