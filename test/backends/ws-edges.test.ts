@@ -123,7 +123,10 @@ describe('a lost connection', () => {
     const b = await bench();
     const heard: NetworkError[] = [];
     b.backend.streams.onLost((error) => heard.push(error));
-    const waiting = b.backend.rpc('GetOrders', { account: 'Sim101' }).catch((error: unknown) => error as Error);
+    const waiting = b.backend.rpc('GetOrders', { account: 'Sim101' }).then(
+      () => new Error('answered'),
+      (error: unknown) => error as Error,
+    );
     await until(() => b.got.length === 1);
     (await b.peer()).close(4002);
     const error = await waiting;
