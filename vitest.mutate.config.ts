@@ -13,10 +13,12 @@ const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 
 export default defineConfig({
   define: { __TRADE_VERSION__: JSON.stringify(pkg.version) },
   test: {
-    include: ['test/**/*.test.ts'],
+    // The module's test files (scripts/mutate.js sets them for each module's run).
+    include: process.env.TRADE_MUTATE_TESTS ? process.env.TRADE_MUTATE_TESTS.split(',') : ['test/**/*.test.ts'],
     // Each mutant runs the tests that cover it: 200 fuzz cases a property instead of the suite's
     // 2000 (test/service/order-fuzz.test.ts), or a module of fuzzed code takes hours.
-    env: { TRADE_FUZZ_RUNS: '200' },
+    // The ledger conformance suite against SQLite only (the mutated ledger; no PostgreSQL cluster per mutant).
+    env: { TRADE_FUZZ_RUNS: '200', TRADE_TEST_LEDGERS: 'sqlite' },
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { AlertFailure, type Alert, parseAlert } from '../../src/alerts/message.js';
 import { mainCall, shownArgs } from '../../src/alerts/plan.js';
-import { AlertFormatError, readFields, redactKey } from '../../src/alerts/syntax.js';
+import { AlertFormatError, asciiLower, commandWord, keysIn, readFields, redactKey } from '../../src/alerts/syntax.js';
 
 const NOW = new Date('2026-05-01T15:00:00Z');
 const parse = (text: string) => parseAlert(text, { now: NOW });
@@ -334,4 +334,53 @@ describe("each command's required fields, as the reference's §3.0 lists them", 
         expect(failure(message(command, fields.filter((f) => f !== field)))).toBe(`missing_field: Check message format, missing required field: ${field.toUpperCase()}`);
     });
   }
+});
+
+describe('§2.3, §2.6 the fields the language knows', () => {
+  /** Every field docs/webhook-reference.md names: §1.2, §3.0's columns, §4.0's index, §4.4's alias, §4.17. */
+  const FIELDS = [
+    'key', 'command', 'account', 'instrument', 'action', 'qty', 'quantity', 'percent', 'order_type', 'tif', 'limit_price',
+    'stop_price', 'oco_id', 'order_id', 'strategy', 'atm_strategy', 'strategy_id', 'flatten_first', 'require_market_position',
+    'max_positions', 'max_position', 'take_profit', 'stop_loss', 'stop_loss_limit', 'stop_loss_stop', 'append_atm', 'cancel_after',
+    'start_time', 'end_time', 'closing_only_after', 'bypass_trade_windows', 'delay', 'rate_limit', 'id', 'kill_switch',
+    'strategy_tag', 'sync_strategy', 'market_position', 'prev_market_position', 'target_quantity', 'out_of_sync',
+    'destination', 'notes', 'trail_offset',
+  ];
+  const reference = readFileSync(new URL('../../docs/webhook-reference.md', import.meta.url), 'utf8');
+
+  test.each(FIELDS.filter((f) => f !== 'key'))('%s is a field: an unexpanded placeholder in it is refused, naming it', (field) => {
+    expect(reference).toContain(`\`${field}\``);
+    // The command and the kill switch stand alone; every other field rides on a PLACE.
+    const message = field === 'command' || field === 'kill_switch' ? `key=k; ${field}={{strategy.order.contracts}};` : `${BUY} ${field}={{strategy.order.contracts}};`;
+    expect(failure(message)).toBe(`invalid_value: unexpanded TradingView placeholder in '${field}'`);
+  });
+
+  test('a field the language does not know keeps its placeholder, ignored and listed; the key is never listed', () => {
+    const alert = parse(`${BUY} qtty={{strategy.order.contracts}}; Key2=x;`);
+    expect(alert.ignoredFields).toEqual(['qtty', 'key2']);
+    expect(parse(`${BUY} notes=entry; strategy_tag=t1;`).ignoredFields).toEqual([]);
+  });
+});
+
+describe('§2.2 words in any case', () => {
+  test('a command word: ASCII letters upper-cased, spaces, tabs, _ and - dropped, anything else kept', () => {
+    expect(commandWord('cancel_and-bracket')).toBe('CANCELANDBRACKET');
+    expect(commandWord('Close Position')).toBe('CLOSEPOSITION');
+    expect(commandWord('flatten\teverything')).toBe('FLATTENEVERYTHING');
+    expect(commandWord('pLaCe')).toBe('PLACE');
+    expect(commandWord('PLACE')).toBe('PLACE');
+    expect(commandWord('placé.2')).toBe('PLACé.2');
+    expect(commandWord('ſell')).toBe('ſELL');
+  });
+
+  test('asciiLower lowers ASCII letters only', () => {
+    expect(asciiLower('TRUE False')).toBe('true false');
+    expect(asciiLower('ÉTÉ')).toBe('ÉtÉ');
+    expect(asciiLower('KILL_SWITCH=ON')).toBe('kill_switch=on');
+  });
+
+  test('keysIn finds every key field, at the start, after a ; or a line break, in any case, not inside another name', () => {
+    expect(keysIn('key=a; command=PLACE;\nKEY = b ;\r\nmonkey=c; key=; \ufeffkey=d')).toEqual(['a', 'b', 'd']);
+    expect(keysIn('command=PLACE')).toEqual([]);
+  });
 });

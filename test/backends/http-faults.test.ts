@@ -48,6 +48,20 @@ const behaviours: Record<string, Handler> = {
   },
   hang: () => undefined,
   drop: (req) => req.socket.destroy(),
+  // The headers at once, then the body a byte at a time, never finished.
+  slowbody: (_q, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write('{');
+    const timer = setInterval(() => (res.destroyed ? clearInterval(timer) : res.write(' ')), 50);
+    res.on('close', () => clearInterval(timer));
+  },
+  // A body without end: 16 MiB and one more chunk.
+  huge: (_q, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    const chunk = Buffer.alloc(1024 * 1024, 0x20);
+    for (let i = 0; i <= 16; i++) res.write(chunk);
+    res.end('{}');
+  },
 };
 
 beforeAll(async () => {
@@ -176,6 +190,52 @@ describe('http backend', () => {
     );
     await new Promise((r) => setTimeout(r, 400));
     expect(seen).toHaveLength(1);
+  });
+
+  it("a body that trickles past the timeout is outcome unknown, whatever undici's pause between chunks allows", async () => {
+    const error = (await attempt('slowbody', 500)) as NetworkError;
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error.outcomeUnknown).toBe(true);
+    expect(error.message).toBe(
+      `Outcome unknown — the order may have been placed (no complete reply from 127.0.0.1:${new URL(baseUrl).port} within 0.5 s); check with \`trade orders\` before trying again.`,
+    );
+    expect(seen).toHaveLength(1);
+  });
+
+  it('a reply larger than 16 MiB is cut off: outcome unknown for an order', async () => {
+    const error = (await attempt('huge')) as NetworkError;
+    expect(error.outcomeUnknown).toBe(true);
+    expect(error.message).toBe(
+      `Outcome unknown — the order may have been placed (127.0.0.1:${new URL(baseUrl).port} sent a reply larger than 16 MiB); check with \`trade orders\` before trying again.`,
+    );
+  });
+
+  it('a read that fails after it was sent says so, and is not outcome unknown', async () => {
+    const backend = createHttpBackend({ baseUrl, token: TOKEN, timeoutMs: 2000 });
+    const host = `127.0.0.1:${new URL(baseUrl).port}`;
+    try {
+      const error = (await backend.call('GetOrders', { account: 'drop' }).catch((e: unknown) => e)) as NetworkError;
+      expect(error).toBeInstanceOf(NetworkError);
+      expect(error.outcomeUnknown).toBe(false);
+      expect(error.message).toMatch(new RegExp(`^Request to ${host.replace(/\./g, '\\.')} failed: the connection to ${host.replace(/\./g, '\\.')} failed after the request was sent \\(UND_ERR_[A-Z_]+\\)\\.$`));
+      const slow = createHttpBackend({ baseUrl, token: TOKEN, timeoutMs: 300 });
+      const timedOut = (await slow.call('GetOrders', { account: 'hang' }).catch((e: unknown) => e)) as NetworkError;
+      await slow.close();
+      expect(timedOut.message).toBe(`Request to ${host} failed: no reply from ${host} within 0.3 s.`);
+      expect(seen.map((r) => r.method)).toEqual(['GET', 'GET']);
+    } finally {
+      await backend.close();
+    }
+  });
+
+  it('a reply that is not JSON is read as no body', async () => {
+    const backend = createHttpBackend({ baseUrl, token: TOKEN, timeoutMs: 2000 });
+    try {
+      expect(await backend.send('GET', '/v1/api/accounts/html200/orders')).toEqual({ status: 200, body: undefined, retryAfter: undefined });
+      expect(await backend.send('GET', '/v1/api/accounts/limited/orders')).toEqual({ status: 429, body: { error: 'Rate limit exceeded' }, retryAfter: '7' });
+    } finally {
+      await backend.close();
+    }
   });
 
   it.each(['drop', 'truncated'])('a connection closed mid-response (%s) is outcome unknown, sent once', async (account) => {

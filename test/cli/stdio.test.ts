@@ -97,14 +97,15 @@ describe('lazyOutput', () => {
     // A child that reads its stdin to the end and prints the hash of what it got. The parent's end
     // of the pipe is Node's own socket, non-blocking: a megabyte fills it, and write(2) says EAGAIN.
     const child = spawnRecorded(process.execPath, ['-e', "const h=require('crypto').createHash('sha256');process.stdin.on('data',d=>h.update(d)).on('end',()=>console.log(h.digest('hex')))"], { stdio: ['pipe', 'pipe', 'inherit'] });
-    const fd = (child.stdin as unknown as { _handle: { fd: number } })._handle.fd;
+    const stdin = child.stdin!;
+    const fd = (stdin as unknown as { _handle: { fd: number } })._handle.fd;
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     const closed = new Promise((resolve) => child.on('close', resolve));
     let opened = 0;
     const output = lazyOutput(fd, () => {
       opened += 1;
-      return child.stdin as unknown as NodeJS.WriteStream;
+      return stdin as unknown as NodeJS.WriteStream;
     });
     const expected = createHash('sha256');
     for (let i = 0; i < 10_000; i++) {
@@ -112,7 +113,7 @@ describe('lazyOutput', () => {
       expected.update(line);
       output.write(line);
     }
-    child.stdin.end();
+    stdin.end();
     await closed;
     expect(out).toBe(`${expected.digest('hex')}\n`);
     expect(opened).toBe(1);

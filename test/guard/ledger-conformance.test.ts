@@ -19,8 +19,14 @@ import { stopOwnCluster, type TestDatabase, testDatabase } from '../helpers/post
 
 const dir = mkdtempSync(join(tmpdir(), 'trade-ledger-conformance-'));
 let db: TestDatabase;
+/**
+ * The implementations run: both in the suite. `npm run mutate` (vitest.mutate.config.ts) sets
+ * TRADE_TEST_LEDGERS=sqlite: it mutates the SQLite ledger only, and a PostgreSQL cluster started and
+ * stopped for every mutant would make its run hours long.
+ */
+const LEDGERS = (process.env.TRADE_TEST_LEDGERS ?? 'sqlite,postgres').split(',');
 beforeAll(async () => {
-  db = await testDatabase('conformance');
+  if (LEDGERS.includes('postgres')) db = await testDatabase('conformance');
 });
 afterAll(async () => {
   await db?.drop();
@@ -31,7 +37,7 @@ afterAll(async () => {
 /** A fresh ledger store per test: a new file, or a new schema-initialized database. */
 type Maker = { name: string; fresh(): Promise<LedgerSpec> };
 let n = 0;
-const MAKERS: Maker[] = [
+const ALL_MAKERS: Maker[] = [
   { name: 'sqlite', fresh: async () => ({ kind: 'sqlite', file: join(dir, `ledger-${++n}`, 'guard.db') }) },
   {
     name: 'postgres',
@@ -44,6 +50,8 @@ const MAKERS: Maker[] = [
     },
   },
 ];
+const MAKERS = ALL_MAKERS.filter((maker) => LEDGERS.includes(maker.name));
+if (MAKERS.length !== LEDGERS.length) throw new Error(`TRADE_TEST_LEDGERS names a ledger that does not exist: ${LEDGERS.join(',')}`);
 const cleanups: Array<() => unknown> = [];
 afterAll(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();

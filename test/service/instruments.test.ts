@@ -157,3 +157,48 @@ describe('every 2026 roll date of the reference', () => {
     });
   }
 });
+
+describe('each form, read whole', () => {
+  const NOW = on('2026-03-11');
+  it.each([
+    ['es 09-25', { instrument: 'ES 09-25', root: 'ES', month: 9, year: 2025, form: 'dated' }],
+    ['CL 1-26', { instrument: 'CL 01-26', root: 'CL', month: 1, year: 2026, form: 'dated' }],
+    ['ES  12-99', { instrument: 'ES 12-99', root: 'ES', month: 12, year: 2099, form: 'dated' }],
+    ['ES1!', { instrument: 'ES 03-26', root: 'ES', month: 3, year: 2026, form: 'continuous' }],
+    ['NQ', { instrument: 'NQ 03-26', root: 'NQ', month: 3, year: 2026, form: 'front' }],
+    ['ESU26', { instrument: 'ES 09-26', root: 'ES', month: 9, year: 2026, form: 'code' }],
+    ['ESZ5', { instrument: 'ES 12-25', root: 'ES', month: 12, year: 2025, form: 'code' }],
+    ['ESZ4', { instrument: 'ES 12-34', root: 'ES', month: 12, year: 2034, form: 'code' }],
+    ['ESZ6', { instrument: 'ES 12-26', root: 'ES', month: 12, year: 2026, form: 'code' }],
+    ['ES mar27', { instrument: 'ES 03-27', root: 'ES', month: 3, year: 2027, form: 'monthName' }],
+  ] as const)('%j is %j', (text, resolution) => {
+    expect(resolveInstrument(text, NOW)).toEqual({ ok: true, ...resolution });
+  });
+
+  it('every month code and every month name, in order', () => {
+    expect([...'FGHJKMNQUVXZ'].map((code) => resolve(`CL${code}27`))).toEqual(Array.from({ length: 12 }, (_, i) => `CL ${String(i + 1).padStart(2, '0')}-27`));
+    const names = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
+    expect(names.map((name) => resolve(`CL ${name}27`))).toEqual(Array.from({ length: 12 }, (_, i) => `CL ${String(i + 1).padStart(2, '0')}-27`));
+  });
+
+  it('a month outside 01-12, another continuous contract, an unknown root, and the text quoted short and printable', () => {
+    expect(resolve('ES 00-26')).toBe("error: month must be 01-12, got '00' in 'ES 00-26'");
+    expect(resolve('ES 13-26')).toBe("error: month must be 01-12, got '13' in 'ES 13-26'");
+    expect(resolve('ES2!')).toBe("error: 'ES2!' is not supported; only the front month (ES1!) is");
+    expect(resolve('XXH26')).toBe(`error: unknown root 'XX' in 'XXH26'; known roots: ${KNOWN}`);
+    expect(resolve(`ES ${'x'.repeat(50)}`)).toBe(`error: must be <SYMBOL> <MM-YY> (e.g. 'ES 09-25'), or ES, ES1!, ESH26, ESH6, ES MAR26; got 'ES ${'x'.repeat(34)}...'`);
+    expect(resolve('ES\u0007')).toBe("error: must be <SYMBOL> <MM-YY> (e.g. 'ES 09-25'), or ES, ES1!, ESH26, ESH6, ES MAR26; got 'ES\\u0007'");
+    expect(resolve(`E${'S'.repeat(38)}!`)).toBe(`error: must be <SYMBOL> <MM-YY> (e.g. 'ES 09-25'), or ES, ES1!, ESH26, ESH6, ES MAR26; got '${`E${'S'.repeat(38)}!`}'`);
+  });
+
+  it('a root of its own that looks like a month code (trade contracts add) is that root, not a code', () => {
+    const es = contractSpec('ES')!;
+    const lookup = (root: string) => (root === 'ESH6' ? { ...es, root: 'ESH6' } : contractSpec(root));
+    expect(resolveInstrument('ESH6', NOW, lookup)).toEqual({ ok: true, instrument: 'ESH6 03-26', root: 'ESH6', month: 3, year: 2026, form: 'front' });
+    expect(resolveInstrument('ESH6', NOW)).toMatchObject({ instrument: 'ES 03-26', form: 'code' });
+  });
+
+  it('ſ is not S', () => {
+    expect(resolve('Eſ 09-25')).toMatch(/^error: /);
+  });
+});
