@@ -43,7 +43,7 @@ export const MODULES = {
   backends: {
     what: "the http and ws backends' retry and outcome-unknown logic",
     mutate: ['src/backends/http.ts', 'src/backends/ws.ts', 'src/backends/remote.ts'],
-    tests: ['test/backends/remote.test.ts', 'test/backends/http-faults.test.ts', 'test/backends/ws-faults.test.ts', 'test/backends/ws-streams.test.ts', 'test/contract/operations.test.ts'],
+    tests: ['test/backends/remote.test.ts', 'test/backends/http-faults.test.ts', 'test/backends/ws-faults.test.ts', 'test/backends/ws-streams.test.ts', 'test/backends/ws-edges.test.ts', 'test/contract/operations.test.ts'],
   },
   fills: {
     what: "the engine's fills: matching, fill prices and commission, position arithmetic",
