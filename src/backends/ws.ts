@@ -21,6 +21,8 @@ import type { Backend } from './types.js';
 
 export interface WsBackendOptions extends RemoteOptions {
   wsUrl: string;
+  /** How often a connection with stream listeners is pinged; a ping unanswered by the next one drops it (HEARTBEAT_MS). */
+  heartbeatMs?: number;
 }
 
 export interface WsBackend extends Backend {
@@ -86,6 +88,7 @@ export function createWsBackend(options: WsBackendOptions): WsBackend {
   /** Why we cut the connection ourselves, to say so when it is reported lost. */
   let dropped: string | undefined;
   let heartbeat: NodeJS.Timeout | undefined;
+  const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
 
   function failAll(why: string): void {
     for (const [id, p] of pending) {
@@ -168,13 +171,13 @@ export function createWsBackend(options: WsBackendOptions): WsBackend {
     awaitingPong = false;
     heartbeat = setInterval(() => {
       if (awaitingPong) {
-        dropped = `no answer to a ping within ${HEARTBEAT_MS / 1000} s`;
+        dropped = `no answer to a ping within ${heartbeatMs / 1000} s`;
         socket.terminate();
         return;
       }
       awaitingPong = true;
       socket.ping();
-    }, HEARTBEAT_MS);
+    }, heartbeatMs);
     // Only listeners keep a process alive; a forgotten heartbeat must not.
     heartbeat.unref();
   }

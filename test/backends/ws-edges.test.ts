@@ -188,3 +188,60 @@ describe('replies', () => {
     expect([b.backend.name, b.backend.label]).toEqual(['ws', `ws (${b.host})`]);
   });
 });
+
+describe('the heartbeat of a connection with stream listeners', () => {
+  /** A bench whose server answers pings or not, the client pinging every 40 ms. */
+  async function pinged(autoPong: boolean) {
+    const http: Server = createServer();
+    const wss = new WebSocketServer({ server: http, autoPong });
+    const pings: number[] = [];
+    wss.on('connection', (socket) => socket.on('ping', () => pings.push(Date.now())));
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    const host = `127.0.0.1:${(http.address() as AddressInfo).port}`;
+    const backend = createWsBackend({ wsUrl: `ws://${host}/ws`, token: TOKEN, timeoutMs: 2000, heartbeatMs: 40 });
+    cleanups.push(async () => {
+      await backend.close();
+      for (const client of wss.clients) client.terminate();
+      await new Promise((resolve) => wss.close(resolve));
+      http.closeAllConnections();
+      await new Promise((resolve) => http.close(resolve));
+    });
+    return { backend, host, pings };
+  }
+
+  it('a server that answers no ping is dropped after the next period, and the loss says why', async () => {
+    const b = await pinged(false);
+    const heard: NetworkError[] = [];
+    b.backend.streams.onLost((error) => heard.push(error));
+    b.backend.streams.onEvent(() => undefined);
+    await b.backend.streams.subscribe(['ES 09-25']);
+    await until(() => heard.length === 1);
+    expect(heard[0]!.message).toBe(`The connection to ${b.host} was lost (no answer to a ping within 0.04 s).`);
+    expect(b.pings).toHaveLength(1);
+  });
+
+  it('a server that answers every ping keeps the connection; no listener left, no ping', async () => {
+    const b = await pinged(true);
+    const heard: NetworkError[] = [];
+    b.backend.streams.onLost((error) => heard.push(error));
+    const stop = b.backend.streams.onEvent(() => undefined);
+    await b.backend.streams.subscribe(['ES 09-25']);
+    await until(() => b.pings.length >= 4);
+    expect(heard).toEqual([]);
+    stop();
+    const after = b.pings.length;
+    // Four periods without a listener: at most the ping already on its way.
+    await new Promise((resolve) => setTimeout(resolve, 160));
+    expect(b.pings.length - after).toBeLessThanOrEqual(1);
+    expect(heard).toEqual([]);
+  });
+
+  it('listening before the connection is made starts the heartbeat when it is', async () => {
+    const b = await pinged(true);
+    b.backend.streams.onEvent(() => undefined);
+    // The RPC makes the connection (the server never answers it; close() ends it).
+    void b.backend.rpc('GetOrders', { account: 'Sim101' }).catch(() => undefined);
+    await until(() => b.pings.length >= 2);
+    expect(b.pings.length).toBeGreaterThanOrEqual(2);
+  });
+});
