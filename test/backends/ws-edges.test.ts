@@ -19,24 +19,39 @@ afterEach(async () => {
 });
 
 interface Bench {
-  url: string;
   host: string;
   /** Every message the server got, parsed. */
   got: Array<Record<string, unknown>>;
   /** The server's side of the one connection, once the client has connected. */
   peer: () => Promise<WebSocket>;
   backend: WsBackend;
+  /** When each of the client's pings reached the server. */
+  pings: number[];
+}
+
+interface BenchOptions {
+  /** The client's reply timeout. */
+  timeoutMs?: number;
+  /** Whether the server answers pings (ws does by default). */
+  autoPong?: boolean;
+  /** The client's heartbeat period. */
+  heartbeatMs?: number;
 }
 
 /** A server that answers nothing by itself: `onMessage` decides, per message. */
-async function bench(onMessage: (message: Record<string, unknown>, socket: WebSocket) => void = () => undefined, timeoutMs = 2000): Promise<Bench> {
+async function bench(
+  onMessage: (message: Record<string, unknown>, socket: WebSocket) => void = () => undefined,
+  { timeoutMs = 2000, autoPong = true, heartbeatMs }: BenchOptions = {},
+): Promise<Bench> {
   const http: Server = createServer();
-  const wss = new WebSocketServer({ server: http });
+  const wss = new WebSocketServer({ server: http, autoPong });
   const got: Array<Record<string, unknown>> = [];
+  const pings: number[] = [];
   let resolvePeer!: (socket: WebSocket) => void;
   const peer = new Promise<WebSocket>((resolve) => (resolvePeer = resolve));
   wss.on('connection', (socket) => {
     resolvePeer(socket);
+    socket.on('ping', () => pings.push(Date.now()));
     socket.on('message', (raw) => {
       const message = JSON.parse(raw.toString()) as Record<string, unknown>;
       got.push(message);
@@ -45,8 +60,7 @@ async function bench(onMessage: (message: Record<string, unknown>, socket: WebSo
   });
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   const port = (http.address() as AddressInfo).port;
-  const url = `ws://127.0.0.1:${port}/ws`;
-  const backend = createWsBackend({ wsUrl: url, token: TOKEN, timeoutMs });
+  const backend = createWsBackend({ wsUrl: `ws://127.0.0.1:${port}/ws`, token: TOKEN, timeoutMs, heartbeatMs });
   cleanups.push(async () => {
     await backend.close();
     for (const client of wss.clients) client.terminate();
@@ -54,10 +68,10 @@ async function bench(onMessage: (message: Record<string, unknown>, socket: WebSo
     http.closeAllConnections();
     await new Promise((resolve) => http.close(resolve));
   });
-  return { url, host: `127.0.0.1:${port}`, got, peer: () => peer, backend };
+  return { host: `127.0.0.1:${port}`, got, peer: () => peer, backend, pings };
 }
 
-/** Resolves when `predicate` holds, checked at each message the server gets. */
+/** Resolves when `predicate` holds, checked every 5 ms (the test's own timeout bounds the wait). */
 const until = async (predicate: () => boolean) => {
   while (!predicate()) await new Promise((resolve) => setTimeout(resolve, 5));
 };
@@ -158,19 +172,19 @@ describe('replies', () => {
   });
 
   it('a timeout says what the server sent instead: a reply to another id, or a message that is not a JSON object', async () => {
-    const other = await bench((_message, socket) => socket.send(JSON.stringify({ id: 'x'.repeat(60), data: {} })), 300);
+    const other = await bench((_message, socket) => socket.send(JSON.stringify({ id: 'x'.repeat(60), data: {} })), { timeoutMs: 300 });
     const error = (await other.backend.rpc('GetOrders', { account: 'Sim101' }).catch((e: unknown) => e)) as NetworkError;
     expect(error.message).toBe(`No reply from ${other.host} within 0.3 s; it sent a reply to id ${JSON.stringify('x'.repeat(60)).slice(0, 40)}, which no request here has.`);
     expect(error.outcomeUnknown).toBe(false);
 
-    const junk = await bench((_message, socket) => socket.send('not json'), 300);
+    const junk = await bench((_message, socket) => socket.send('not json'), { timeoutMs: 300 });
     const order = (await junk.backend.rpc('PlaceOrder', {}, 'the order may have been placed').catch((e: unknown) => e)) as NetworkError;
     expect(order.outcomeUnknown).toBe(true);
     expect(order.message).toBe(
       `Outcome unknown — the order may have been placed (no reply from ${junk.host} within 0.3 s; it sent a message that is not a JSON object); check with \`trade orders\` before trying again.`,
     );
 
-    const quiet = await bench(() => undefined, 300);
+    const quiet = await bench(() => undefined, { timeoutMs: 300 });
     const nothing = (await quiet.backend.rpc('GetOrders', { account: 'Sim101' }).catch((e: unknown) => e)) as NetworkError;
     expect(nothing.message).toBe(`No reply from ${quiet.host} within 0.3 s.`);
   });
@@ -191,23 +205,7 @@ describe('replies', () => {
 
 describe('the heartbeat of a connection with stream listeners', () => {
   /** A bench whose server answers pings or not, the client pinging every 40 ms. */
-  async function pinged(autoPong: boolean) {
-    const http: Server = createServer();
-    const wss = new WebSocketServer({ server: http, autoPong });
-    const pings: number[] = [];
-    wss.on('connection', (socket) => socket.on('ping', () => pings.push(Date.now())));
-    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-    const host = `127.0.0.1:${(http.address() as AddressInfo).port}`;
-    const backend = createWsBackend({ wsUrl: `ws://${host}/ws`, token: TOKEN, timeoutMs: 2000, heartbeatMs: 40 });
-    cleanups.push(async () => {
-      await backend.close();
-      for (const client of wss.clients) client.terminate();
-      await new Promise((resolve) => wss.close(resolve));
-      http.closeAllConnections();
-      await new Promise((resolve) => http.close(resolve));
-    });
-    return { backend, host, pings };
-  }
+  const pinged = (autoPong: boolean) => bench(undefined, { autoPong, heartbeatMs: 40 });
 
   it('a server that answers no ping is dropped after the next period, and the loss says why', async () => {
     const b = await pinged(false);
