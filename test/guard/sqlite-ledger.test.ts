@@ -37,31 +37,26 @@ function thrown(work: () => unknown): GuardError {
   throw new Error('expected it to throw');
 }
 
-const columns = (file: string): string[] => {
-  const db = new Database(file, { readonly: true });
+/** Runs `work` on its own connection to the file, closed after. */
+function withDb<T>(file: string, work: (db: Database.Database) => T, readonly = true): T {
+  const db = new Database(file, { readonly });
   try {
-    return (db.prepare('SELECT name FROM pragma_table_info(?)').all('journal') as Array<{ name: string }>).map((c) => c.name);
+    return work(db);
   } finally {
     db.close();
   }
-};
+}
 
-const userVersion = (file: string): number => {
-  const db = new Database(file, { readonly: true });
-  try {
-    return db.pragma('user_version', { simple: true }) as number;
-  } finally {
-    db.close();
-  }
-};
+const columns = (file: string): string[] =>
+  withDb(file, (db) => (db.prepare('SELECT name FROM pragma_table_info(?)').all('journal') as Array<{ name: string }>).map((c) => c.name));
+const userVersion = (file: string): number => withDb(file, (db) => db.pragma('user_version', { simple: true }) as number);
+const setUserVersion = (file: string, version: number): void => withDb(file, (db) => void db.pragma(`user_version = ${version}`), false);
 
 /** A ledger of schema 1 (before desk mode): today's file without its `machine` column. */
 function schemaOne(file: string): void {
   initSqliteLedger(file);
-  const db = new Database(file);
-  db.exec('ALTER TABLE journal DROP COLUMN machine');
-  db.pragma('user_version = 1');
-  db.close();
+  withDb(file, (db) => db.exec('ALTER TABLE journal DROP COLUMN machine'), false);
+  setUserVersion(file, 1);
 }
 
 describe('failClosed: the words of a ledger that cannot be used', () => {
@@ -152,9 +147,7 @@ describe('opening and migrating the file', () => {
     const file = fresh();
     initSqliteLedger(file);
     // Says schema 1, but already has what schema 2 adds: adding the column again fails.
-    const db = new Database(file);
-    db.pragma('user_version = 1');
-    db.close();
+    setUserVersion(file, 1);
     const error = thrown(() => openSqliteLedger(file));
     expect(error.message).toBe(`The guard's ledger ${file} cannot be used (duplicate column name: machine); nothing was sent.`);
     expect(error.code).toBe('guard_ledger');
@@ -164,9 +157,7 @@ describe('opening and migrating the file', () => {
   it('a ledger written by a newer trade is refused, not migrated down', () => {
     const file = fresh();
     initSqliteLedger(file);
-    const db = new Database(file);
-    db.pragma('user_version = 3');
-    db.close();
+    setUserVersion(file, 3);
     const error = thrown(() => openSqliteLedger(file));
     expect(error.message).toBe(`The guard's ledger ${file} cannot be used (it was written by a newer trade (ledger schema 3)); nothing was sent.`);
     expect(error.hint).toBe(`Move it aside to reset the guard (its pace counts, halts and journal start again empty): mv '${file}' '${file}.bad'`);
