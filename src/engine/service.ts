@@ -84,11 +84,8 @@ function placed(engine: Engine, outcome: Placed): Answer<{ orderId: string }> {
 }
 
 export function positionsOf(engine: Engine, account: string | undefined, includeFlat?: boolean): PositionObject[] {
-  const records = engine.listPositions({ account, includeFlat });
-  if (records.length < 2) return records.map((p) => positionObject(engine, p));
-  // Every position's last price in one read, not one read each (issue 34: GetPositions of 20).
-  const prices = engine.lastPrices([...new Set(records.map((p) => p.instrument))]);
-  return records.map((p) => toPositionObject(p, prices.get(p.instrument)));
+  // The positions and their last prices in one read (issue 34: GetPositions of 20).
+  return engine.listPricedPositions({ account, includeFlat }).map(({ position, last }) => toPositionObject(position, last));
 }
 
 function accountObject(engine: Engine, name: string) {

@@ -5,6 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ok, orderObject, positionObject, serve, testEngine, type TestEngine } from '../helpers/engine.js';
+import { positionObject as shapeOfPosition } from '../../src/engine/service-shapes.js';
 
 let t: TestEngine;
 beforeEach(() => {
@@ -187,6 +188,39 @@ describe('GetPosition, GetAllPositions, GetPositions (§3.15)', () => {
     expect(ok(t.engine, 'GetPositions', { account: 'sim101' })).toEqual({ positions: [a], count: 1, success: true });
     expect(ok(t.engine, 'GetPositions', { account: 'Sim101', includeFlat: 'true' })).toEqual({ positions: [a, aFlat], count: 2, success: true });
     expect(ok(t.engine, 'GetPositions', { account: 'Sim102' })).toEqual({ positions: [b], count: 1, success: true });
+  });
+
+  it('the positions and their prices read together are the positions read alone, each priced by its own read (issue 34)', () => {
+    // Long, short and flat, in two accounts, one instrument never priced by a price of its own
+    // in one account (a demo price), and fractional prices whose JSON must not change.
+    t.engine.setPrice('ES 09-25', 6001.25);
+    t.engine.setPrice('NQ 09-25', 21000.75);
+    place({ quantity: 3 });
+    place({ instrument: 'NQ 09-25', action: 'SELL', quantity: 2 });
+    place({ account: 'Sim102', instrument: 'NQ 09-25' });
+    place({ account: 'Sim102', instrument: 'NQ 09-25', action: 'SELL' });
+    place({ account: 'Sim102', instrument: 'CL 10-25', action: 'SELL', quantity: 4 });
+    t.engine.setPrice('ES 09-25', 6003.5);
+    t.engine.setPrice('NQ 09-25', 20999.25);
+    const filters = [{}, { includeFlat: true }, { account: 'sim101' }, { account: 'Sim102' }, { account: 'Sim102', includeFlat: true }, { account: 'Sim102', instrument: 'NQ 09-25', includeFlat: true }, { instrument: 'ES 09-25' }];
+    for (const filter of filters) {
+      const priced = t.engine.listPricedPositions(filter);
+      expect(priced.map((p) => p.position)).toEqual(t.engine.listPositions(filter));
+      expect(priced.map((p) => p.last)).toEqual(priced.map((p) => t.engine.lastPrice(p.position.instrument)));
+    }
+    const sides = t.engine.listPricedPositions({ includeFlat: true }).map(({ position }) => [position.account, position.instrument, position.quantity]);
+    expect(sides).toEqual([
+      ['Sim101', 'ES 09-25', 3],
+      ['Sim101', 'NQ 09-25', -2],
+      ['Sim102', 'CL 10-25', -4],
+      ['Sim102', 'NQ 09-25', 0],
+    ]);
+    // The reply's JSON, byte for byte, as the position objects of the reads one by one made it.
+    const alone = (account: string, includeFlat: boolean) =>
+      JSON.stringify(t.engine.listPositions({ account, includeFlat }).map((p) => shapeOfPosition(t.engine, p)));
+    for (const [account, includeFlat] of [['Sim101', false], ['Sim102', false], ['Sim102', true]] as const) {
+      expect(JSON.stringify(ok(t.engine, 'GetPositions', { account, includeFlat: String(includeFlat) }).positions)).toBe(alone(account, includeFlat));
+    }
   });
 });
 
