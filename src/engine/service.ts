@@ -70,22 +70,17 @@ interface Placed {
   demoPrices?: Array<{ instrument: string; price: number }>;
 }
 
-/**
- * A placement's answer. Its detail (the order objects the CLI prints) is made when first read,
- * not inside the group's transaction: `trade serve` answers the body alone and never reads it
- * (issue 34). It is made from the records the placement returned; the one read it may need, a
- * bracket's entry, is of fields an order never changes (its id and ATM strategy).
- */
 function placed(engine: Engine, outcome: Placed): Answer<{ orderId: string }> {
-  let detail: Detail | undefined;
-  const make = (): Detail => ({
-    order: orderObject(engine, outcome.order),
-    ...(outcome.closingOrder ? { closingOrder: orderObject(engine, outcome.closingOrder) } : {}),
-    cancelledOrderIds: outcome.cancelledOrderIds,
-    bracketOrders: ordersOf(engine, outcome.bracketOrders),
-    ...(outcome.demoPrices ? { demoPrices: outcome.demoPrices } : {}),
-  });
-  return Object.defineProperty(ok({ orderId: outcome.orderId }), 'detail', { enumerable: true, configurable: true, get: () => (detail ??= make()) });
+  return ok(
+    { orderId: outcome.orderId },
+    {
+      order: orderObject(engine, outcome.order),
+      ...(outcome.closingOrder ? { closingOrder: orderObject(engine, outcome.closingOrder) } : {}),
+      cancelledOrderIds: outcome.cancelledOrderIds,
+      bracketOrders: ordersOf(engine, outcome.bracketOrders),
+      ...(outcome.demoPrices ? { demoPrices: outcome.demoPrices } : {}),
+    },
+  );
 }
 
 export function positionsOf(engine: Engine, account: string | undefined, includeFlat?: boolean): PositionObject[] {

@@ -5,8 +5,6 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ok, orderObject, serve, testEngine, type TestEngine } from '../helpers/engine.js';
-import { simulate } from '../../src/engine/service.js';
-import { parseArgs } from '../../src/service/operations.js';
 
 let t: TestEngine;
 beforeEach(() => {
@@ -610,26 +608,5 @@ describe('CancelAndBracket (§3.8)', () => {
     const before = t.snapshot();
     expect(serve(t.engine, 'CancelAndBracket', { ...BRACKET, action, ...prices })).toEqual(invalid(text));
     expect(t.snapshot()).toEqual(before);
-  });
-});
-
-describe("a placement's detail (the order objects the CLI prints)", () => {
-  it('is made when first read, from the records the placement returned: later changes do not show in it (issue 34)', () => {
-    t.engine.addAtmTemplate({ name: 'Scalp', stopLossTicks: 8, profitTargetTicks: 16, tickSize: 0.25 });
-    t.engine.setPrice('ES 09-25', 100);
-    const answer = simulate(t.engine, 'PlaceOrder', parseArgs('PlaceOrder', { ...BASE, quantity: 2, strategy: 'Scalp', orderId: 'entry' }, 'server'));
-    expect(Object.getOwnPropertyDescriptor(answer, 'detail')?.get).toBeTypeOf('function');
-    const [stop, target] = [t.id(2), t.id(3)];
-    // Both brackets are cancelled before the detail is first read: it still shows them as placed.
-    ok(t.engine, 'Cancel', { account: 'Sim101', orderId: stop });
-    expect(stateOf(target)).toBe('Cancelled');
-    const { detail } = answer;
-    expect(detail?.order).toMatchObject({ orderId: 'entry', orderState: 'Filled', quantity: 2, averageFillPrice: 100 });
-    expect(detail?.bracketOrders?.map((o) => [o.orderId, o.orderType, o.orderState, o.ownerStrategy])).toEqual([
-      [stop, 'StopMarket', 'Working', { id: 'entry', name: 'Scalp', displayName: 'Scalp' }],
-      [target, 'Limit', 'Working', { id: 'entry', name: 'Scalp', displayName: 'Scalp' }],
-    ]);
-    expect(answer.detail).toBe(detail);
-    expect(answer.body).toEqual({ orderId: 'entry', success: true });
   });
 });
