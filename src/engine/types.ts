@@ -338,7 +338,10 @@ export interface Engine {
   /** One order by the engine's own id (`OrderRecord.id`, `parentOrderId`). */
   orderRecord(id: string): OrderRecord | undefined;
   listPositions(filter?: PositionFilter): PositionRecord[];
-  /** listPositions with each instrument's last price (undefined: none known), in one read. */
+  /**
+   * listPositions with each instrument's last price (undefined: none known), in one read. The
+   * same array may be answered again while the store is unchanged: read it, do not change it.
+   */
   listPricedPositions(filter?: PositionFilter): PricedPosition[];
   getPosition(account: string, instrument: string): PositionRecord | undefined;
   listFills(filter?: OrderFilter & { since?: string }): FillRecord[];

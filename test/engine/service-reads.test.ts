@@ -6,6 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ok, orderObject, positionObject, serve, testEngine, type TestEngine } from '../helpers/engine.js';
 import { positionObject as shapeOfPosition } from '../../src/engine/service-shapes.js';
+import { createEngine } from '../../src/engine/engine.js';
 
 let t: TestEngine;
 beforeEach(() => {
@@ -221,6 +222,44 @@ describe('GetPosition, GetAllPositions, GetPositions (§3.15)', () => {
     for (const [account, includeFlat] of [['Sim101', false], ['Sim102', false], ['Sim102', true]] as const) {
       expect(JSON.stringify(ok(t.engine, 'GetPositions', { account, includeFlat: String(includeFlat) }).positions)).toBe(alone(account, includeFlat));
     }
+  });
+
+  it('the same read of an unchanged store is answered again; any change, by this connection or another, or inside a transaction, is read anew (issue 34)', () => {
+    t.engine.setPrice('ES 09-25', 100);
+    place({ quantity: 2 });
+    const first = t.engine.listPricedPositions({ account: 'Sim101' });
+    expect(t.engine.listPricedPositions({ account: 'Sim101' })).toBe(first);
+    // Another filter is another read.
+    expect(t.engine.listPricedPositions({ account: 'Sim101', includeFlat: true })).not.toBe(first);
+    const quantities = () => t.engine.listPricedPositions({ account: 'Sim101' }).map(({ position, last }) => [position.instrument, position.quantity, last]);
+    // This connection's own changes: an order, a price.
+    place();
+    expect(quantities()).toEqual([['ES 09-25', 3, 100]]);
+    t.engine.setPrice('ES 09-25', 101);
+    expect(quantities()).toEqual([['ES 09-25', 3, 101]]);
+    // Another connection's commit (another process's `trade place`).
+    const other = createEngine(t.file);
+    try {
+      other.placeOrder({ account: 'Sim101', instrument: 'ES 09-25', action: 'SELL', quantity: 1, orderType: 'MARKET', timeInForce: 'DAY' });
+      expect(quantities()).toEqual([['ES 09-25', 2, 101]]);
+      other.setPrice('ES 09-25', 99);
+      expect(quantities()).toEqual([['ES 09-25', 2, 99]]);
+    } finally {
+      other.close();
+    }
+    // Inside a transaction the read sees what the transaction wrote so far, and is not kept: an
+    // operation that fails after its writes is rolled back, and total_changes() stays where it was.
+    t.engine.setPrice('NQ 09-25', 200);
+    const before = quantities();
+    const [result] = t.engine.group([
+      () => {
+        t.engine.placeOrder({ account: 'Sim101', instrument: 'NQ 09-25', action: 'BUY', quantity: 1, orderType: 'MARKET', timeInForce: 'DAY' });
+        expect(quantities()).toEqual([...before, ['NQ 09-25', 1, 200]]);
+        throw new Error('failed after its writes');
+      },
+    ]);
+    expect(result).toMatchObject({ ok: false, error: { message: 'failed after its writes' } });
+    expect(quantities()).toEqual(before);
   });
 });
 
