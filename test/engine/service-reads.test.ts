@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ok, orderObject, positionObject, serve, testEngine, type TestEngine } from '../helpers/engine.js';
 import { positionObject as shapeOfPosition } from '../../src/engine/service-shapes.js';
 import { createEngine } from '../../src/engine/engine.js';
+import { positionsOf } from '../../src/engine/service.js';
 
 let t: TestEngine;
 beforeEach(() => {
@@ -229,12 +230,18 @@ describe('GetPosition, GetAllPositions, GetPositions (§3.15)', () => {
     place({ quantity: 2 });
     const first = t.engine.listPricedPositions({ account: 'Sim101' });
     expect(t.engine.listPricedPositions({ account: 'Sim101' })).toBe(first);
+    // And so are the service's objects made from it, which GetPositions answers.
+    const objects = positionsOf(t.engine, 'Sim101');
+    expect(positionsOf(t.engine, 'Sim101')).toBe(objects);
+    expect(ok(t.engine, 'GetPositions', { account: 'Sim101' }).positions).toBe(objects);
     // Another filter is another read.
     expect(t.engine.listPricedPositions({ account: 'Sim101', includeFlat: true })).not.toBe(first);
     const quantities = () => t.engine.listPricedPositions({ account: 'Sim101' }).map(({ position, last }) => [position.instrument, position.quantity, last]);
     // This connection's own changes: an order, a price.
     place();
     expect(quantities()).toEqual([['ES 09-25', 3, 100]]);
+    expect(positionsOf(t.engine, 'Sim101')).toEqual([shapeOfPosition(t.engine, t.engine.getPosition('Sim101', 'ES 09-25')!)]);
+    expect(positionsOf(t.engine, 'Sim101')[0]).toMatchObject({ quantity: 3, marketPrice: 100 });
     t.engine.setPrice('ES 09-25', 101);
     expect(quantities()).toEqual([['ES 09-25', 3, 101]]);
     // Another connection's commit (another process's `trade place`).
