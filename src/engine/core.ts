@@ -1,5 +1,5 @@
 /** What the engine's modules share inside one transaction: the statements and the id maker. */
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from '../common/random.js';
 import type { WriteCache } from './cache.js';
 import { positionKey } from './cache.js';
 import type { PositionRow, Queries } from './queries.js';

@@ -4,7 +4,7 @@
  * cannot together pass max-position. A PostgreSQL ledger gives the same interface (Ledger's
  * lockAccount and withAccountLock) with a row lock and a lock timeout.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes, sha256Hex } from '../common/random.js';
 import { existsSync, linkSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -88,7 +88,7 @@ export function createAccountLocks(ledgerFile: string, failClosed: (file: string
   function entryOf(key: string) {
     let entry = entries.get(key);
     if (!entry) {
-      const file = join(dir, `${createHash('sha256').update(key).digest('hex').slice(0, 32)}.lock`);
+      const file = join(dir, `${sha256Hex(key).slice(0, 32)}.lock`);
       let db: Db | undefined;
       try {
         mkdirSync(dir, { recursive: true, mode: 0o700 });

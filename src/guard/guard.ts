@@ -7,7 +7,7 @@
  * and is journaled; a request that passes is counted and journaled in the same ledger
  * transaction before it is sent, and its outcome after.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from '../common/random.js';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Backend, CallResult, GuardFacts } from '../backends/types.js';

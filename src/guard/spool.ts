@@ -8,7 +8,7 @@
  * is back. Each line has a key of its own, stored with it, so a spool written twice (a process
  * killed between the commit and the removal of its file) adds nothing twice.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from '../common/random.js';
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NewJournalLine, Outcome, SettleFields } from './ledger.js';

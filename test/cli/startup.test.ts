@@ -126,7 +126,7 @@ describe('start-up weight', () => {
     expect(readFileSync(file, 'utf8')).toContain('module src/cli/program.ts\n');
   });
 
-  it('place on embedded runs the place command, the schema and the engine, and builds no Intl formatter', () => {
+  it('place on embedded runs the place command, the schema and the engine, and loads no node:crypto and builds no Intl formatter', () => {
     const t = trace(['place', ...orderArgs()]);
     expect(t.stdout).toMatch(/^Placed BUY 1 ES 09-25 MARKET DAY\n/);
     expect(commands(t)).toEqual(['src/cli/commands/place.ts']);
@@ -136,6 +136,8 @@ describe('start-up weight', () => {
     // Neither the other backends' nor the stream events' schemas, nor commander's child_process.
     expect(t.modules.filter((m) => /src\/(backends\/(http|ws|probe)|service\/events)\.ts$/.test(m))).toEqual([]);
     expect(t.loaded.filter((f) => f === 'node:child_process')).toEqual([]);
+    // Order ids come from the kernel's generator (src/common/random.ts): node:crypto costs ~5 ms.
+    expect(t.loaded.filter((f) => f === 'node:crypto' || f === 'crypto')).toEqual([]);
     expect(t.intl).toEqual([]);
   });
 

@@ -144,17 +144,21 @@ describe('save and restore while the server runs', () => {
 
   it('a late reject still waiting is dropped by a restore: the restored store stays as saved', async () => {
     serve = await startServe(env, TOKEN);
-    expect((await trade('sandbox', 'inject', 'reject-late', '400ms', 'late', '--operation', 'PlaceOrder')).code).toBe(0);
+    // 2 s: the save and the restore (two CLI runs) come before it is due, even on a busy machine.
+    expect((await trade('sandbox', 'inject', 'reject-late', '2000ms', 'late', '--operation', 'PlaceOrder')).code).toBe(0);
     const client = new Client(serve.url);
     try {
       expect(await placeWith(client, 'held-1')).toBe(200);
     } finally {
       await client.close();
     }
+    const placedAt = performance.now();
     // Saved while the order is accepted and held; restored before its reject is due.
     expect((await trade('sandbox', 'save', 'held')).code).toBe(0);
     expect((await trade('sandbox', 'restore', 'held')).code).toBe(0);
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(performance.now() - placedAt, 'the save and the restore took longer than the reject delay').toBeLessThan(2000);
+    // Past the time the reject was due: a reject the restore did not drop would have landed.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, placedAt + 2300 - performance.now())));
     const order = JSON.parse((await trade('--backend', 'http', 'order', 'held-1', '--account', 'Sim101', '--json')).stdout) as Record<string, unknown>;
     expect(order.orderState).toBe('Accepted');
   });

@@ -142,13 +142,20 @@ describe.each(['http', 'ws'] as const)('every effect, with trade as the client o
 
   it('reject-late: accepted, then Rejected with the reason (GetOrder, its status, the store)', async () => {
     await start();
-    await inject('reject-late', '300ms', 'Insufficient margin', '--operation', 'PlaceOrder', '--times', '1');
+    // 1.5 s: time enough for the CLI to exit and the order to be read while still accepted, on a busy machine.
+    await inject('reject-late', '1500ms', 'Insufficient margin', '--operation', 'PlaceOrder', '--times', '1');
     const result = await place(backend, 'rj-1');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('rj-1');
     expect(await getOrder('rj-1')).toMatchObject({ orderState: 'Accepted', filled: 0 });
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(await getOrder('rj-1')).toMatchObject({ orderState: 'Rejected', filled: 0, rejectReason: 'Insufficient margin' });
+    // Then rejected, read as soon as it is (not after a fixed wait a slow timer could overrun).
+    const deadline = Date.now() + 10_000;
+    let order = await getOrder('rj-1');
+    while (order.orderState === 'Accepted' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      order = await getOrder('rj-1');
+    }
+    expect(order).toMatchObject({ orderState: 'Rejected', filled: 0, rejectReason: 'Insufficient margin' });
     const shown = await trade(backend, 'order', 'rj-1', '--account', 'Sim101');
     expect(shown.stdout).toContain('rejected: Insufficient margin');
     const status = await request(`${serve.url}/v1/api/accounts/Sim101/orders/rj-1/status`, { headers: { authorization: `Bearer ${TOKEN}` } });
