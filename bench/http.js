@@ -9,12 +9,12 @@ const BODY = JSON.stringify({ instrument: 'ES 09-25', action: 'BUY', quantity: 1
 
 const HEADERS = { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` };
 
-function load(url, seconds) {
+export function load(url, seconds) {
   return autocannon({ url: `${url}/v1/api/accounts/Sim101/orders/place`, method: 'POST', headers: HEADERS, body: BODY, connections: 16, duration: seconds });
 }
 
 /** GetPositions of an account holding 20 positions (issue 34): a reply of about 4.6 KB. */
-function loadPositions(url, seconds) {
+export function loadPositions(url, seconds) {
   return autocannon({ url: `${url}/v1/api/accounts/Sim101/positions`, method: 'GET', headers: HEADERS, connections: 16, duration: seconds });
 }
 
@@ -22,7 +22,7 @@ function loadPositions(url, seconds) {
  * 20 open positions in Sim101: ES 09-25, which the place runs add to, and 19 more of ES and NQ in
  * other contract months (the simulator trades any month).
  */
-async function openPositions(url) {
+export async function openPositions(url) {
   const months = (root, count) => Array.from({ length: count }, (_, i) => `${root} ${String(i + 1).padStart(2, '0')}-27`);
   for (const instrument of ['ES 09-25', ...months('ES', 10), ...months('NQ', 9)]) {
     const body = JSON.stringify({ instrument, action: 'BUY', quantity: 1, orderType: 'MARKET', timeInForce: 'DAY' });

@@ -42,8 +42,9 @@ async function stop(child) {
   await once(child, 'exit');
 }
 
-export async function startTradeServe(dir) {
-  const child = startProcess([BIN, 'serve', '--port', '0'], { TRADE_HOME: join(dir, 'home'), TRADE_SERVE_TOKEN: TOKEN, NO_COLOR: '1' });
+/** `trade serve` over a fresh store in `dir`; `bin`: another build's bin/trade.js (bench/serve-pair.js). */
+export async function startTradeServe(dir, bin = BIN) {
+  const child = startProcess([bin, 'serve', '--port', '0'], { TRADE_HOME: join(dir, 'home'), TRADE_SERVE_TOKEN: TOKEN, NO_COLOR: '1' });
   const url = await waitForUrl(child);
   return { url, wsUrl: `${url.replace('http', 'ws')}/ws/stream`, pid: child.pid, stop: () => stop(child) };
 }

@@ -20,9 +20,11 @@ import {
   type OrderRow,
   type PositionRow,
   prepareQueries,
+  type PricedPositionRow,
   toFill,
   toOrder,
   toPosition,
+  toPricedPosition,
   toTemplate,
 } from './queries.js';
 import { createMarket } from './market.js';
@@ -33,7 +35,10 @@ import Database from 'better-sqlite3';
 import { type Db, openStore, SCHEMA_VERSION } from './store.js';
 import { guardEngine, toStoreError } from './store-errors.js';
 import { createTrading } from './trading.js';
-import type { ClockClaim, ClockControl, ContractSettings, Engine, EngineOptions, OrderFilter, OrderListFilter, Page, Paged, PositionRecord, ReplayBatch, ReplayGroup, Settled } from './types.js';
+import type { ClockClaim, ClockControl, ContractSettings, Engine, EngineOptions, OrderFilter, OrderListFilter, Page, Paged, PositionRecord, PricedPosition, ReplayBatch, ReplayGroup, Settled } from './types.js';
+
+/** How many different priced-positions reads are kept (accounts × filters); beyond, all are dropped. */
+const PRICED_READS_KEPT = 64;
 
 export * from './types.js';
 export { DEFAULT_SOURCE, PRICE_SOURCES, type PriceSourceKind, type PriceSourceParams, type PriceSourceRecord } from './sources.js';
@@ -105,7 +110,7 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
   /** Reads see expired DAY orders as expired; the write lock is taken only when one is due. */
   function fresh(): void {
     core.cache.sync();
-    if (hasExpiredDayOrders(core, clock())) expire();
+    if (hasExpiredDayOrders(core, clock)) expire();
   }
 
   /**
@@ -268,6 +273,10 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
   }
 
   const positionStatements = new Map<string, Database.Statement<string[], PositionRow>>();
+  const pricedStatements = new Map<string, Database.Statement<string[], PricedPositionRow>>();
+  /** The last priced-positions read per text and parameters, with the store state it was read in. */
+  const pricedRead = new Map<string, { state: string; rows: PricedPosition[] }>();
+  const totalChanges = db.prepare<[], number>('SELECT total_changes()').pluck();
 
   function orderRows(filter: OrderListFilter, page?: Page): OrderRow[] {
     fresh();
@@ -449,6 +458,29 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
       let statement = positionStatements.get(text);
       if (!statement) positionStatements.set(text, (statement = db.prepare<string[], PositionRow>(text)));
       return statement.all(...params).map(toPosition);
+    },
+    listPricedPositions(filter = {}) {
+      fresh();
+      const { sql, params } = where(filter, filter.includeFlat ? [] : ['p.quantity != 0'], 'p.');
+      // One read for the positions and their last prices, each row an array (no object per row,
+      // no second query by instrument): GetPositions of 20 (issue 34). One of eight texts.
+      const text = `SELECT p.account, p.instrument, p.quantity, p.avg_price, p.realized_pnl, p.pnl_known, pr.price FROM positions p LEFT JOIN prices pr ON pr.instrument = p.instrument${sql} ORDER BY p.account COLLATE NOCASE, p.instrument`;
+      // The same read of a store nothing has changed since is answered from memory. The store's
+      // state is named by the other connections' commits (data_version, read by fresh()) and this
+      // connection's own row changes (total_changes(), which counts those rolled back too); inside
+      // a transaction, whose changes may yet be rolled back, nothing is kept or reused.
+      const state = db.inTransaction ? undefined : `${core.cache.version}:${totalChanges.get()}`;
+      const key = `${text}\u0000${params.join('\u0000')}`;
+      const kept = state === undefined ? undefined : pricedRead.get(key);
+      if (kept && kept.state === state) return kept.rows;
+      let statement = pricedStatements.get(text);
+      if (!statement) pricedStatements.set(text, (statement = db.prepare<string[], PricedPositionRow>(text).raw(true) as unknown as Database.Statement<string[], PricedPositionRow>));
+      const rows = statement.all(...params).map(toPricedPosition);
+      if (state !== undefined) {
+        if (pricedRead.size >= PRICED_READS_KEPT) pricedRead.clear();
+        pricedRead.set(key, { state, rows });
+      }
+      return rows;
     },
     lastPrices(instruments) {
       const prices = new Map<string, number>();

@@ -52,9 +52,11 @@ function firstDayExpiry(core: Core): number {
  * due: the first expiry is kept in the write cache (cache.ts), lowered as DAY orders start working
  * (noteWorkingDay) and found again from the store when the cache was dropped.
  */
-export function hasExpiredDayOrders(core: Core, now: Date): boolean {
+export function hasExpiredDayOrders(core: Core, now: Date | (() => Date)): boolean {
   core.cache.dayExpiry ??= firstDayExpiry(core);
-  return core.cache.dayExpiry <= now.getTime();
+  // With no working DAY order nothing can be due: a read does not need the clock (issue 34).
+  if (core.cache.dayExpiry === Infinity) return false;
+  return core.cache.dayExpiry <= (typeof now === 'function' ? now() : now).getTime();
 }
 
 /** Keeps the cached first expiry right when a DAY order starts working (every insert of one calls it). */

@@ -5,7 +5,7 @@ import { otherCloses } from '../service/session.js';
 import type { RunResult } from 'better-sqlite3';
 import type { Db } from './store.js';
 import type { MinuteBar } from './minute-bars.js';
-import type { AtmTemplate, FillRecord, OrderOrigin, OrderRecord, OrderState, PositionRecord } from './types.js';
+import type { AtmTemplate, FillRecord, OrderOrigin, OrderRecord, OrderState, PositionRecord, PricedPosition } from './types.js';
 
 export interface OrderRow {
   seq: number;
@@ -170,6 +170,24 @@ export function toPosition(row: PositionRow): PositionRecord {
     quantity: row.quantity,
     avgPrice: row.avg_price,
     realizedPnl: row.pnl_known ? row.realized_pnl : null,
+  };
+}
+
+/** A position and its instrument's last price, as one row of the priced positions' read: an array, in this order. */
+export type PricedPositionRow = [
+  account: string,
+  instrument: string,
+  quantity: number,
+  avgPrice: number | null,
+  realizedPnl: number,
+  pnlKnown: number,
+  last: number | null,
+];
+
+export function toPricedPosition(row: PricedPositionRow): PricedPosition {
+  return {
+    position: { account: row[0], instrument: row[1], quantity: row[2], avgPrice: row[3], realizedPnl: row[5] ? row[4] : null },
+    last: row[6] ?? undefined,
   };
 }
 

@@ -18,7 +18,7 @@ import {
   toPositionObject,
   toQuoteObject,
 } from './service-shapes.js';
-import type { Engine, OrderRecord, Page } from './types.js';
+import type { Engine, OrderRecord, Page, PricedPosition } from './types.js';
 
 export { ordersOf, toOrderObject, toPositionObject } from './service-shapes.js';
 
@@ -83,12 +83,16 @@ function placed(engine: Engine, outcome: Placed): Answer<{ orderId: string }> {
   );
 }
 
+/** The service's objects of a priced-positions read, kept with it: the same read is the same objects (issue 34). */
+const shaped = new WeakMap<readonly PricedPosition[], PositionObject[]>();
+
+/** The positions in the service's shape; while the store is unchanged, the same array (read it, do not change it). */
 export function positionsOf(engine: Engine, account: string | undefined, includeFlat?: boolean): PositionObject[] {
-  const records = engine.listPositions({ account, includeFlat });
-  if (records.length < 2) return records.map((p) => positionObject(engine, p));
-  // Every position's last price in one read, not one read each (issue 34: GetPositions of 20).
-  const prices = engine.lastPrices([...new Set(records.map((p) => p.instrument))]);
-  return records.map((p) => toPositionObject(p, prices.get(p.instrument)));
+  // The positions and their last prices in one read (issue 34: GetPositions of 20).
+  const priced = engine.listPricedPositions({ account, includeFlat });
+  let objects = shaped.get(priced);
+  if (!objects) shaped.set(priced, (objects = priced.map(({ position, last }) => toPositionObject(position, last))));
+  return objects;
 }
 
 function accountObject(engine: Engine, name: string) {

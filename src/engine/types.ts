@@ -212,6 +212,12 @@ export interface OrderListFilter extends OrderFilter {
   activeOrSince?: string;
 }
 
+/** A position and its instrument's last price (undefined when none is known). */
+export interface PricedPosition {
+  position: PositionRecord;
+  last: number | undefined;
+}
+
 export interface PositionFilter extends OrderFilter {
   /** Include flat positions, to see the realized P&L of closed trades. */
   includeFlat?: boolean;
@@ -332,6 +338,11 @@ export interface Engine {
   /** One order by the engine's own id (`OrderRecord.id`, `parentOrderId`). */
   orderRecord(id: string): OrderRecord | undefined;
   listPositions(filter?: PositionFilter): PositionRecord[];
+  /**
+   * listPositions with each instrument's last price (undefined: none known), in one read. The
+   * same array may be answered again while the store is unchanged: read it, do not change it.
+   */
+  listPricedPositions(filter?: PositionFilter): PricedPosition[];
   getPosition(account: string, instrument: string): PositionRecord | undefined;
   listFills(filter?: OrderFilter & { since?: string }): FillRecord[];
   /** listFills, one page at a time. */

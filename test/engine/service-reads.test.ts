@@ -5,6 +5,9 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ok, orderObject, positionObject, serve, testEngine, type TestEngine } from '../helpers/engine.js';
+import { positionObject as shapeOfPosition } from '../../src/engine/service-shapes.js';
+import { createEngine } from '../../src/engine/engine.js';
+import { positionsOf } from '../../src/engine/service.js';
 
 let t: TestEngine;
 beforeEach(() => {
@@ -187,6 +190,83 @@ describe('GetPosition, GetAllPositions, GetPositions (§3.15)', () => {
     expect(ok(t.engine, 'GetPositions', { account: 'sim101' })).toEqual({ positions: [a], count: 1, success: true });
     expect(ok(t.engine, 'GetPositions', { account: 'Sim101', includeFlat: 'true' })).toEqual({ positions: [a, aFlat], count: 2, success: true });
     expect(ok(t.engine, 'GetPositions', { account: 'Sim102' })).toEqual({ positions: [b], count: 1, success: true });
+  });
+
+  it('the positions and their prices read together are the positions read alone, each priced by its own read (issue 34)', () => {
+    // Long, short and flat, in two accounts, one instrument never priced by a price of its own
+    // in one account (a demo price), and fractional prices whose JSON must not change.
+    t.engine.setPrice('ES 09-25', 6001.25);
+    t.engine.setPrice('NQ 09-25', 21000.75);
+    place({ quantity: 3 });
+    place({ instrument: 'NQ 09-25', action: 'SELL', quantity: 2 });
+    place({ account: 'Sim102', instrument: 'NQ 09-25' });
+    place({ account: 'Sim102', instrument: 'NQ 09-25', action: 'SELL' });
+    place({ account: 'Sim102', instrument: 'CL 10-25', action: 'SELL', quantity: 4 });
+    t.engine.setPrice('ES 09-25', 6003.5);
+    t.engine.setPrice('NQ 09-25', 20999.25);
+    const filters = [{}, { includeFlat: true }, { account: 'sim101' }, { account: 'Sim102' }, { account: 'Sim102', includeFlat: true }, { account: 'Sim102', instrument: 'NQ 09-25', includeFlat: true }, { instrument: 'ES 09-25' }];
+    for (const filter of filters) {
+      const priced = t.engine.listPricedPositions(filter);
+      expect(priced.map((p) => p.position)).toEqual(t.engine.listPositions(filter));
+      expect(priced.map((p) => p.last)).toEqual(priced.map((p) => t.engine.lastPrice(p.position.instrument)));
+    }
+    const sides = t.engine.listPricedPositions({ includeFlat: true }).map(({ position }) => [position.account, position.instrument, position.quantity]);
+    expect(sides).toEqual([
+      ['Sim101', 'ES 09-25', 3],
+      ['Sim101', 'NQ 09-25', -2],
+      ['Sim102', 'CL 10-25', -4],
+      ['Sim102', 'NQ 09-25', 0],
+    ]);
+    // The reply's JSON, byte for byte, as the position objects of the reads one by one made it.
+    const alone = (account: string, includeFlat: boolean) =>
+      JSON.stringify(t.engine.listPositions({ account, includeFlat }).map((p) => shapeOfPosition(t.engine, p)));
+    for (const [account, includeFlat] of [['Sim101', false], ['Sim102', false], ['Sim102', true]] as const) {
+      expect(JSON.stringify(ok(t.engine, 'GetPositions', { account, includeFlat: String(includeFlat) }).positions)).toBe(alone(account, includeFlat));
+    }
+  });
+
+  it('the same read of an unchanged store is answered again; any change, by this connection or another, or inside a transaction, is read anew (issue 34)', () => {
+    t.engine.setPrice('ES 09-25', 100);
+    place({ quantity: 2 });
+    const first = t.engine.listPricedPositions({ account: 'Sim101' });
+    expect(t.engine.listPricedPositions({ account: 'Sim101' })).toBe(first);
+    // And so are the service's objects made from it, which GetPositions answers.
+    const objects = positionsOf(t.engine, 'Sim101');
+    expect(positionsOf(t.engine, 'Sim101')).toBe(objects);
+    expect(ok(t.engine, 'GetPositions', { account: 'Sim101' }).positions).toBe(objects);
+    // Another filter is another read.
+    expect(t.engine.listPricedPositions({ account: 'Sim101', includeFlat: true })).not.toBe(first);
+    const quantities = () => t.engine.listPricedPositions({ account: 'Sim101' }).map(({ position, last }) => [position.instrument, position.quantity, last]);
+    // This connection's own changes: an order, a price.
+    place();
+    expect(quantities()).toEqual([['ES 09-25', 3, 100]]);
+    expect(positionsOf(t.engine, 'Sim101')).toEqual([shapeOfPosition(t.engine, t.engine.getPosition('Sim101', 'ES 09-25')!)]);
+    expect(positionsOf(t.engine, 'Sim101')[0]).toMatchObject({ quantity: 3, marketPrice: 100 });
+    t.engine.setPrice('ES 09-25', 101);
+    expect(quantities()).toEqual([['ES 09-25', 3, 101]]);
+    // Another connection's commit (another process's `trade place`).
+    const other = createEngine(t.file);
+    try {
+      other.placeOrder({ account: 'Sim101', instrument: 'ES 09-25', action: 'SELL', quantity: 1, orderType: 'MARKET', timeInForce: 'DAY' });
+      expect(quantities()).toEqual([['ES 09-25', 2, 101]]);
+      other.setPrice('ES 09-25', 99);
+      expect(quantities()).toEqual([['ES 09-25', 2, 99]]);
+    } finally {
+      other.close();
+    }
+    // Inside a transaction the read sees what the transaction wrote so far, and is not kept: an
+    // operation that fails after its writes is rolled back, and total_changes() stays where it was.
+    t.engine.setPrice('NQ 09-25', 200);
+    const before = quantities();
+    const [result] = t.engine.group([
+      () => {
+        t.engine.placeOrder({ account: 'Sim101', instrument: 'NQ 09-25', action: 'BUY', quantity: 1, orderType: 'MARKET', timeInForce: 'DAY' });
+        expect(quantities()).toEqual([...before, ['NQ 09-25', 1, 200]]);
+        throw new Error('failed after its writes');
+      },
+    ]);
+    expect(result).toMatchObject({ ok: false, error: { message: 'failed after its writes' } });
+    expect(quantities()).toEqual(before);
   });
 });
 
