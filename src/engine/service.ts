@@ -18,6 +18,7 @@ import {
   toPositionObject,
   toQuoteObject,
 } from './service-shapes.js';
+import { answeredAgain } from '../common/json-once.js';
 import type { Engine, OrderRecord, Page, PricedPosition } from './types.js';
 
 export { ordersOf, toOrderObject, toPositionObject } from './service-shapes.js';
@@ -93,6 +94,19 @@ export function positionsOf(engine: Engine, account: string | undefined, include
   let objects = shaped.get(priced);
   if (!objects) shaped.set(priced, (objects = priced.map(({ position, last }) => toPositionObject(position, last))));
   return objects;
+}
+
+/** The answers of GetPositions and GetAllPositions, kept with their positions: the same read, the same answer (its JSON made once: json-once.ts). */
+const positionsAnswers = new WeakMap<readonly PositionObject[], Answer<{ positions: PositionObject[]; count: number }>>();
+
+function positionsAnswer(positions: PositionObject[]): Answer<{ positions: PositionObject[]; count: number }> {
+  let answer = positionsAnswers.get(positions);
+  if (!answer) {
+    answer = ok({ positions, count: positions.length });
+    answeredAgain(answer.body);
+    positionsAnswers.set(positions, answer);
+  }
+  return answer;
 }
 
 function accountObject(engine: Engine, name: string) {
@@ -220,12 +234,10 @@ export const SIMULATOR: { [K in OperationName]: Handler<K> } = {
     return ok(positionObject(engine, record));
   },
   GetAllPositions(engine, { includeFlat }) {
-    const positions = positionsOf(engine, undefined, includeFlat);
-    return ok({ positions, count: positions.length });
+    return positionsAnswer(positionsOf(engine, undefined, includeFlat));
   },
   GetPositions(engine, { account, includeFlat }) {
-    const positions = positionsOf(engine, engine.resolveAccount(account), includeFlat);
-    return ok({ positions, count: positions.length });
+    return positionsAnswer(positionsOf(engine, engine.resolveAccount(account), includeFlat));
   },
   ListAccounts(engine) {
     const accounts = engine.listAccounts().map((name) => accountObject(engine, name));

@@ -24,6 +24,7 @@ import { refuseUnknownExpectations, serveOtherUpgradesAsHttp } from './http-stac
 import { createSandbox, SANDBOX_PREFIX, type Sandbox } from './sandbox/sandbox.js';
 import type { RuleInput } from './sandbox/rules.js';
 import { generateWebhookAddress, registerWebhook, type Webhook, type WebhookAddress } from './webhook.js';
+import { keptJson } from '../common/json-once.js';
 
 export const WS_PATH = '/ws/stream';
 /** Subscription changes, when the server is rate limited: about 20 a minute (§7.3), apart from the request budget. */
@@ -328,6 +329,9 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
         });
         if (rule?.effect.kind === 'drop-after') return drop(request, reply);
         if (rule && result.status === 200) sandbox.afterPlaced(rule, result.body, args.account);
+        // A body answered again unchanged goes out as the JSON made the first time (json-once.ts).
+        const kept = keptJson(result.body);
+        if (kept !== undefined) return reply.code(result.status).type('application/json; charset=utf-8').send(kept);
         return reply.code(result.status).send(result.body);
       },
     });
