@@ -92,7 +92,9 @@ export function positionsOf(engine: Engine, account: string | undefined, include
   // The positions and their last prices in one read (issue 34: GetPositions of 20).
   const priced = engine.listPricedPositions({ account, includeFlat });
   let objects = shaped.get(priced);
-  if (!objects) shaped.set(priced, (objects = priced.map(({ position, last }) => toPositionObject(position, last))));
+  // Frozen: answered again while the store is unchanged, so a caller that changed one would change
+  // later answers; frozen, it fails at once instead.
+  if (!objects) shaped.set(priced, (objects = Object.freeze(priced.map(({ position, last }) => Object.freeze(toPositionObject(position, last)))) as PositionObject[]));
   return objects;
 }
 
@@ -103,7 +105,7 @@ function positionsAnswer(positions: PositionObject[]): Answer<{ positions: Posit
   let answer = positionsAnswers.get(positions);
   if (!answer) {
     answer = ok({ positions, count: positions.length });
-    answeredAgain(answer.body);
+    answeredAgain(Object.freeze(answer.body));
     positionsAnswers.set(positions, answer);
   }
   return answer;

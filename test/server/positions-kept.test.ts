@@ -45,6 +45,12 @@ describe('positions of an unchanged store, answered again', () => {
     const answer = () => simulate(server.engine, 'GetPositions', parseArgs('GetPositions', { account: 'Sim101' }, 'server')).body;
     expect(answer()).toBe(answer());
     expect(keptJson(answer())).toBe(first.text);
+    // Shared, so frozen: changing one fails at once instead of changing later answers.
+    const body = answer() as unknown as { positions: Array<{ quantity: number }> };
+    expect(() => {
+      body.positions[0]!.quantity = 9;
+    }).toThrow(TypeError);
+    expect(() => body.positions.push({ quantity: 1 })).toThrow(TypeError);
     expect(await raw('/v1/api/positions')).toEqual({ status: 200, type: orders.type, text: expected() });
 
     // An order of this connection, a price, another account's order: each read anew.
