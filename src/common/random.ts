@@ -9,7 +9,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 
 /** `node:crypto`, loaded on first use. */
-export function crypto(): typeof import('node:crypto') {
+function crypto(): typeof import('node:crypto') {
   return process.getBuiltinModule('node:crypto');
 }
 

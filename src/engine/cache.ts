@@ -24,8 +24,6 @@ export interface WriteCache {
   triggers: Map<string, Triggers>;
   /** Checks `data_version` (inside a transaction) and drops everything if another connection committed. */
   sync(): void;
-  /** The `data_version` the last sync read: it changes whenever another connection has committed. */
-  readonly version: number | undefined;
   /** Forgets everything (a rolled-back transaction, a change the cache does not follow). */
   reset(): void;
 }
@@ -40,9 +38,6 @@ export function createWriteCache(db: Db): WriteCache {
     money: new Map(),
     dayExpiry: undefined,
     triggers: new Map(),
-    get version() {
-      return seen;
-    },
     sync() {
       const now = version.get() as unknown as number;
       if (now !== seen) {

@@ -276,7 +276,6 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
   const pricedStatements = new Map<string, Database.Statement<string[], PricedPositionRow>>();
   /** The last priced-positions read per text and parameters, with the store state it was read in. */
   const pricedRead = new Map<string, { state: string; rows: PricedPosition[] }>();
-  const totalChanges = db.prepare<[], number>('SELECT total_changes()').pluck();
 
   function orderRows(filter: OrderListFilter, page?: Page): OrderRow[] {
     fresh();
@@ -395,6 +394,10 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
   const version = db.prepare<[], { others: number; own: number }>(
     'SELECT (SELECT data_version FROM pragma_data_version()) AS others, total_changes() AS own',
   );
+  function storeVersion(): string {
+    const { others, own } = version.get()!;
+    return `${others}:${own}`;
+  }
 
   fresh();
 
@@ -466,10 +469,10 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
       // no second query by instrument): GetPositions of 20 (issue 34). One of eight texts.
       const text = `SELECT p.account, p.instrument, p.quantity, p.avg_price, p.realized_pnl, p.pnl_known, pr.price FROM positions p LEFT JOIN prices pr ON pr.instrument = p.instrument${sql} ORDER BY p.account COLLATE NOCASE, p.instrument`;
       // The same read of a store nothing has changed since is answered from memory. The store's
-      // state is named by the other connections' commits (data_version, read by fresh()) and this
+      // state is storeVersion(): the other connections' commits (data_version) and this
       // connection's own row changes (total_changes(), which counts those rolled back too); inside
       // a transaction, whose changes may yet be rolled back, nothing is kept or reused.
-      const state = db.inTransaction ? undefined : `${core.cache.version}:${totalChanges.get()}`;
+      const state = db.inTransaction ? undefined : storeVersion();
       const key = `${text}\u0000${params.join('\u0000')}`;
       const kept = state === undefined ? undefined : pricedRead.get(key);
       if (kept && kept.state === state) return kept.rows;
@@ -481,11 +484,6 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
         pricedRead.set(key, { state, rows });
       }
       return rows;
-    },
-    lastPrices(instruments) {
-      const prices = new Map<string, number>();
-      for (const row of q.pricesOf.all(JSON.stringify(instruments))) prices.set(row.instrument, row.price);
-      return prices;
     },
     orderIdsByPrefix(prefixes, length, account) {
       fresh();
@@ -525,10 +523,7 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
     accountId: (account) => q.account.get(resolveAccount(account))!.id,
     addAccount,
     resolveAccount,
-    storeVersion() {
-      const { others, own } = version.get()!;
-      return `${others}:${own}`;
-    },
+    storeVersion,
     close: () => db.close(),
   }, file);
 }

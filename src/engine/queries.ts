@@ -422,10 +422,6 @@ export function prepareQueries(db: Db) {
     ),
     ocoGroup: () => prepare<[string, string], OrderRow>('SELECT * FROM orders WHERE account = ? AND oco_id = ? ORDER BY seq'),
     price: () => prepare<[string], { price: number }>('SELECT price FROM prices WHERE instrument = ?'),
-    /** The last prices of a JSON list of instruments, in one read (a list of positions). */
-    pricesOf: () => prepare<[string], { instrument: string; price: number }>(
-      'SELECT instrument, price FROM prices WHERE instrument IN (SELECT value FROM json_each(?))',
-    ),
     prices: () => prepare<[], { instrument: string; price: number; updatedAt: string }>(
       'SELECT instrument, price, updated_at AS updatedAt FROM prices ORDER BY instrument',
     ),

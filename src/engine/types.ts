@@ -323,8 +323,6 @@ export interface Engine {
   setPrice(instrument: string, price: number): PriceOutcome;
   listPrices(): PriceRecord[];
   lastPrice(instrument: string): number | undefined;
-  /** The last prices of several instruments in one read; an instrument with none is not in the map. */
-  lastPrices(instruments: readonly string[]): Map<string, number>;
   listOrders(filter?: OrderListFilter): OrderRecord[];
   /** listOrders, one page at a time. */
   pageOrders(filter: OrderListFilter, page: Page): Paged<OrderRecord>;
