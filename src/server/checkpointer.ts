@@ -25,6 +25,7 @@
  *   it with a checkpoint of the same file like any other write.
  */
 import { readSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Engine } from '../engine/engine.js';
 
@@ -40,9 +41,9 @@ export type CheckpointEvent =
   /** The worker has its connection open, and watches the log. */
   | { kind: 'open' }
   /** The worker's passive checkpoint: the log's frames, and how many are in the database now. */
-  | { kind: 'checkpoint'; busy: boolean; log: number; checkpointed: number }
+  | { kind: 'checkpoint'; busy: boolean; log: number; checkpointed: number; ms: number }
   /** The log passed the bound; the serving connection checkpointed it. */
-  | { kind: 'bound'; frames: number; busy: boolean; log: number; checkpointed: number }
+  | { kind: 'bound'; frames: number; busy: boolean; log: number; checkpointed: number; ms: number }
   | { kind: 'error'; message: string };
 
 export interface CheckpointerOptions {
@@ -92,15 +93,19 @@ function tick() {
       // A new salt: the log restarted from its first frame.
       if (header[8] !== salt) { salt = header[8]; synced = 0; posted = 0; }
       const idle = frames === last;
-      wait = idle ? Math.min(wait * 2, idleMs) : pollMs;
       last = frames;
-      // PAGES more frames than the last checkpoint covered; or a log that has stopped growing
-      // with at least PAGES frames, not all of them copied: the checkpoint that lets the next
-      // write restart it (under load, few checkpoints end with every frame copied).
-      if (frames - synced >= pages || (idle && frames >= pages && header[24] < frames)) {
+      // Frames not yet copied (nBackfill behind mxFrame) in a log of twice PAGES or more: the
+      // worker checkpoints at every look, a few milliseconds' frames each, until one ends with
+      // every frame copied between two commits, and the next write restarts the log.
+      const catchingUp = frames >= 2 * pages && header[24] < frames;
+      wait = catchingUp ? 1 : idle ? Math.min(wait * 2, idleMs) : pollMs;
+      // PAGES more frames than the last checkpoint covered; or catching up, as above; or a log
+      // that has stopped growing with PAGES frames or more, not all of them copied.
+      if (frames - synced >= pages || catchingUp || (idle && frames >= pages && header[24] < frames)) {
+        const start = performance.now();
         const row = db.pragma('wal_checkpoint(PASSIVE)')[0];
         if (!row.busy) synced = row.log;
-        parentPort.postMessage({ kind: 'checkpoint', busy: row.busy !== 0, log: row.log, checkpointed: row.checkpointed });
+        parentPort.postMessage({ kind: 'checkpoint', busy: row.busy !== 0, log: row.log, checkpointed: row.checkpointed, ms: performance.now() - start });
       }
       // Told once; again each PAGES frames more, should the log not restart (a reader elsewhere holding it).
       if (frames >= bound && (posted === 0 || frames >= posted + pages)) { posted = frames; parentPort.postMessage({ kind: 'bound', frames }); }
@@ -148,9 +153,10 @@ export function startCheckpointer(options: CheckpointerOptions): Checkpointer | 
       // The engine was closed already: its close checkpointed the log.
     }
   };
+  // better-sqlite3 where it is installed (the CLI's bundle holds its JavaScript, not its path).
   const worker = new Worker(WORKER, {
     eval: true,
-    workerData: { file: engine.file, sqlite: require.resolve('better-sqlite3'), pages, bound, pollMs: options.pollMs ?? POLL_MS, idleMs: IDLE_MS },
+    workerData: { file: engine.file, sqlite: dirname(require.resolve('better-sqlite3/package.json')), pages, bound, pollMs: options.pollMs ?? POLL_MS, idleMs: IDLE_MS },
   });
   // Never keeps the process alive: the server's close stops it, and an exit without one ends it.
   worker.unref();
@@ -170,7 +176,9 @@ export function startCheckpointer(options: CheckpointerOptions): Checkpointer | 
     if (closing || failed) return;
     // Between two operations (this runs from the event loop, never inside a transaction).
     try {
-      emit({ kind: 'bound', frames: message.frames, ...engine.checkpoint() });
+      const start = performance.now();
+      const done = engine.checkpoint();
+      emit({ kind: 'bound', frames: message.frames, ...done, ms: performance.now() - start });
     } catch (error) {
       failure(error instanceof Error ? error.message : String(error));
     }

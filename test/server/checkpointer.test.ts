@@ -99,7 +99,7 @@ describe("trade serve's checkpointer", () => {
     s.fill(50);
     const stopped = s.frames();
     const done = await s.next((e) => e.kind === 'checkpoint' && e.checkpointed === stopped.frames);
-    expect(done).toEqual({ kind: 'checkpoint', busy: false, log: stopped.frames, checkpointed: stopped.frames });
+    expect(done).toEqual({ kind: 'checkpoint', busy: false, log: stopped.frames, checkpointed: stopped.frames, ms: expect.any(Number) });
     expect(s.events.some((e) => e.kind === 'bound')).toBe(false);
     s.engine.placeOrder(ORDER);
     const after = s.frames();
@@ -124,7 +124,7 @@ describe("trade serve's checkpointer", () => {
     reader.exec('COMMIT');
     // No more writes: the worker sees the log idle, over its pages and not all copied.
     const whole = await s.next((e) => e.kind === 'checkpoint' && e.checkpointed === stopped.frames);
-    expect(whole).toEqual({ kind: 'checkpoint', busy: false, log: stopped.frames, checkpointed: stopped.frames });
+    expect(whole).toEqual({ kind: 'checkpoint', busy: false, log: stopped.frames, checkpointed: stopped.frames, ms: expect.any(Number) });
     s.engine.placeOrder(ORDER);
     expect(s.frames().salt).not.toBe(stopped.salt);
     expect(s.frames().frames).toBeLessThan(20);
