@@ -193,6 +193,8 @@ export function startCheckpointer(options: CheckpointerOptions): Checkpointer | 
   return {
     async close() {
       closing = true;
+      // Held until it has ended: an unreferenced worker would let the process exit meanwhile.
+      worker.ref();
       worker.postMessage('stop');
       await exited;
       handBack();
