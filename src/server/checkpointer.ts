@@ -15,8 +15,10 @@
  *   during the checkpoint itself, which the next one syncs).
  * - A passive checkpoint never waits for a writer, so under a steady load (a commit every few
  *   milliseconds) it seldom ends with every frame copied, and the log restarts only from a
- *   checkpoint that did. Past BOUND frames the serving connection therefore checkpoints itself,
- *   on the event loop as before, with most of the frames copied already; the log then restarts.
+ *   checkpoint that did. So once the log holds twice PAGES the worker checkpoints at every look
+ *   (1 ms apart) until one ends between two commits; and past BOUND frames it stops, and the
+ *   serving connection checkpoints itself, on the event loop as before, with most of the frames
+ *   copied already; the log then restarts.
  * - A failure of the worker (its open, a checkpoint, the thread) is reported through `warn` and
  *   hands the checkpoint back to the serving connection (SQLite's automatic one, as before): no
  *   order ever waits on or fails by the checkpointer.
@@ -72,7 +74,7 @@ const { parentPort, workerData } = require('node:worker_threads');
 const { openSync, readSync, closeSync } = require('node:fs');
 const { file, sqlite, pages, bound, pollMs, idleMs } = workerData;
 let db, shm, timer, stopped = false;
-let salt, last = -1, synced = 0, posted = 0, wait = pollMs;
+let salt, last = -1, synced = 0, posted = 0, wait = pollMs, copied = -1, stuck = false;
 const header = new Uint32Array(34);
 function stop() {
   stopped = true;
@@ -91,24 +93,33 @@ function tick() {
     if (readSync(shm, header, 0, 136, 0) === 136 && header[3] !== 0 && header[2] === header[14] && header[4] === header[16] && header[8] === header[20]) {
       const frames = header[4];
       // A new salt: the log restarted from its first frame.
-      if (header[8] !== salt) { salt = header[8]; synced = 0; posted = 0; }
+      if (header[8] !== salt) { salt = header[8]; synced = 0; posted = 0; copied = -1; stuck = false; }
       const idle = frames === last;
       last = frames;
-      // Frames not yet copied (nBackfill behind mxFrame) in a log of twice PAGES or more: the
-      // worker checkpoints at every look, a few milliseconds' frames each, until one ends with
-      // every frame copied between two commits, and the next write restarts the log.
-      const catchingUp = frames >= 2 * pages && header[24] < frames;
-      wait = catchingUp ? 1 : idle ? Math.min(wait * 2, idleMs) : pollMs;
-      // PAGES more frames than the last checkpoint covered; or catching up, as above; or a log
-      // that has stopped growing with PAGES frames or more, not all of them copied.
-      if (frames - synced >= pages || catchingUp || (idle && frames >= pages && header[24] < frames)) {
-        const start = performance.now();
-        const row = db.pragma('wal_checkpoint(PASSIVE)')[0];
-        if (!row.busy) synced = row.log;
-        parentPort.postMessage({ kind: 'checkpoint', busy: row.busy !== 0, log: row.log, checkpointed: row.checkpointed, ms: performance.now() - start });
+      if (frames >= bound) {
+        // Past the bound the serving connection checkpoints, told once and again each PAGES
+        // frames more should the log not restart (a reader elsewhere holding it); the worker
+        // checkpoints nothing meanwhile, so that the connection's checkpoint never finds it busy.
+        if (posted === 0 || frames >= posted + pages) { posted = frames; parentPort.postMessage({ kind: 'bound', frames }); }
+        wait = pollMs;
+      } else {
+        // Frames not yet copied (nBackfill behind mxFrame) in a log of twice PAGES or more: the
+        // worker checkpoints at every look, a few milliseconds' frames each, until one ends with
+        // every frame copied between two commits, and the next write restarts the log.
+        // One that copies nothing (a reader elsewhere holds the frames) backs off as when idle.
+        const catchingUp = frames >= 2 * pages && header[24] < frames;
+        wait = catchingUp && !stuck ? 1 : idle || catchingUp ? Math.min(wait * 2, idleMs) : pollMs;
+        // PAGES more frames than the last checkpoint covered; or catching up, as above; or a log
+        // that has stopped growing with PAGES frames or more, not all of them copied.
+        if (frames - synced >= pages || catchingUp || (idle && frames >= pages && header[24] < frames)) {
+          const start = performance.now();
+          const row = db.pragma('wal_checkpoint(PASSIVE)')[0];
+          if (!row.busy) synced = row.log;
+          stuck = row.checkpointed === copied;
+          copied = row.checkpointed;
+          parentPort.postMessage({ kind: 'checkpoint', busy: row.busy !== 0, log: row.log, checkpointed: row.checkpointed, ms: performance.now() - start });
+        }
       }
-      // Told once; again each PAGES frames more, should the log not restart (a reader elsewhere holding it).
-      if (frames >= bound && (posted === 0 || frames >= posted + pages)) { posted = frames; parentPort.postMessage({ kind: 'bound', frames }); }
     }
   } catch (error) {
     return fail(error);
