@@ -1,7 +1,8 @@
 // Two builds of `trade serve` paired (issue 34, fifth round): each over its own store holding the
 // HTTP bench's 20 positions, the same autocannon load on each in turn, the order swapped every
 // round; per round the ratio B/A of requests a second, of the server's CPU per request (user +
-// system from /proc, Linux) and of the 99th percentile latency (autocannon's), then their medians. Not part of `npm run bench`: a tool for a step.
+// system from /proc, Linux) and of the 99th percentile latency (autocannon's), then their medians.
+// Not part of `npm run bench`: a tool for a step.
 //
 //   node bench/serve-pair.js A_BIN B_BIN [--rounds 7] [--seconds 3] [--load place,positions]
 //
