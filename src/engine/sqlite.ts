@@ -40,7 +40,7 @@ export function useWal(db: Db): void {
 /**
  * A log up to this size is left for the next process when a one-shot process ends (releaseDb); a
  * larger one is checkpointed by the close, as always. Bounds what the next open reads back (about
- * a millisecond a megabyte); SQLite's own checkpoint, at ~1,000 pages, rarely comes first.
+ * a millisecond a megabyte), well below SQLite's own checkpoint at ~1,000 pages (4 MiB).
  */
 export const LEAVE_WAL_BYTES = 1024 * 1024;
 
@@ -49,7 +49,9 @@ export const LEAVE_WAL_BYTES = 1024 * 1024;
  * a one-shot process (src/common/at-exit.ts) a connection outside any transaction whose log is
  * small is left open for the end of the process instead: its log is synced here (what the
  * checkpoint of a close would have made durable is durable now), and no checkpoint, no new log and
- * no header and directory syncs are paid. Everything else is closed.
+ * no header and directory syncs are paid. Everything else is closed, and so is a connection whose
+ * log cannot be synced (SQLite makes the log of a read-only store read-only): the close then does
+ * what it always did. Throws only what a close throws.
  */
 export function releaseDb(db: Db): void {
   if (!db.open) return;
@@ -61,10 +63,23 @@ export function releaseDb(db: Db): void {
   } catch {
     return void db.close();
   }
-  if (size > LEAVE_WAL_BYTES || !leaveForExit()) return void db.close();
-  const fd = openSync(wal, 'r+');
+  if (size > LEAVE_WAL_BYTES || !syncFile(wal) || !leaveForExit()) return void db.close();
+}
+
+/** fsync(2) of a file; false, having changed nothing, when it cannot be opened or synced. */
+function syncFile(file: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r+');
+  } catch {
+    // A log SQLite made read-only (beside a read-only store, it takes the store's mode).
+    return false;
+  }
   try {
     fsyncSync(fd);
+    return true;
+  } catch {
+    return false;
   } finally {
     closeSync(fd);
   }
