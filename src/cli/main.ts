@@ -7,6 +7,7 @@ import { CancelledError, ExitCode, GuardError, IncompleteError, RejectedError, T
 import { createContext, type ContextOptions } from './context.js';
 import { createIo, type InputStream, type Io, type OutputStream } from './io.js';
 import { VERSION } from '../common/version.js';
+import { endWithCommand, leftForExit } from '../common/at-exit.js';
 import { lazyOutput } from './stdio.js';
 
 export interface CliDeps extends ContextOptions {
@@ -137,15 +138,24 @@ function report(error: unknown, io: Io, json: boolean): number {
   return ExitCode.rejected;
 }
 
-/** The bin's entry: real streams and environment; sets the exit code and lets Node exit. */
+/**
+ * The bin's entry: real streams and environment; sets the exit code and lets Node exit. A command
+ * that left SQLite connections for the end of the process (src/common/at-exit.ts: their logs are
+ * synced, not checkpointed) ends it here, once what it wrote to stdout and stderr has gone out:
+ * Node's own exit would close them, checkpointing each.
+ */
 export async function main(): Promise<void> {
+  endWithCommand();
+  const made: NodeJS.WriteStream[] = [];
   // A reader that has gone (`| head`, a supervisor that closed its pipe) loses the lines it would
   // have read; it must not kill the process: a `trade serve` keeps serving, a command keeps its
   // exit code.
-  const opened = (stream: NodeJS.WriteStream) =>
-    stream.on('error', (error: NodeJS.ErrnoException) => {
+  const opened = (stream: NodeJS.WriteStream) => {
+    made.push(stream);
+    return stream.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code !== 'EPIPE') throw error;
     });
+  };
   process.exitCode = await run(process.argv.slice(2), {
     // Made on first use: Node builds process.stdin as a reader of its own (~3 ms), and a command
     // given all its flags never reads it; and stdout and stderr are Node's streams only once a
@@ -157,4 +167,8 @@ export async function main(): Promise<void> {
     stderr: lazyOutput(2, () => opened(process.stderr)),
     env: process.env,
   });
+  if (leftForExit() === 0) return;
+  // Lines written straight to a pipe or a file are out already; a stream's are once it calls back.
+  await Promise.all(made.map((stream) => new Promise<void>((resolve) => stream.write('', () => resolve()))));
+  process.exit();
 }

@@ -33,6 +33,7 @@ import { loadCustomContracts, type PriceSourceKind, type PriceSourceParams, sour
 import { allContracts, contractSpec, type ContractSpec } from '../service/contracts.js';
 import Database from 'better-sqlite3';
 import { type Db, openStore, SCHEMA_VERSION } from './store.js';
+import { releaseDb } from './sqlite.js';
 import { guardEngine, toStoreError } from './store-errors.js';
 import { createTrading } from './trading.js';
 import type { ClockClaim, ClockControl, ContractSettings, Engine, EngineOptions, OrderFilter, OrderListFilter, Page, Paged, PositionRecord, PricedPosition, ReplayBatch, ReplayGroup, Settled } from './types.js';
@@ -529,6 +530,6 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
       const [row] = db.pragma('wal_checkpoint(PASSIVE)') as Array<{ busy: number; log: number; checkpointed: number }>;
       return { busy: row!.busy !== 0, log: row!.log, checkpointed: row!.checkpointed };
     },
-    close: () => db.close(),
+    close: () => releaseDb(db),
   }, file);
 }

@@ -15,7 +15,7 @@
 import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import { retryBusy, useWal } from '../engine/sqlite.js';
+import { releaseDb, retryBusy, useWal } from '../engine/sqlite.js';
 import { diskFull } from '../engine/store-errors.js';
 import { GuardError } from '../common/errors.js';
 import { createAccountLocks, heldWhile } from './account-locks.js';
@@ -278,7 +278,7 @@ function wrap(file: string, db: Db): Ledger {
     close: () =>
       serial(() => {
         locks.close();
-        db.close();
+        releaseDb(db);
       }),
   };
 }

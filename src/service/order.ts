@@ -5,7 +5,9 @@
  * Every schema is built on its first use and then kept (`built`): a zod schema costs far more to
  * build than to run (zod clones it at every chained call), and a one-shot command builds only the
  * fields it checks — `trade place` of a MARKET order never builds the price, OCO, strategy or
- * order-id rules (issue 34).
+ * order-id rules (issue 34). The six fields every order has are read without their schemas when
+ * their input is well-formed (WELL_FORMED), so such a `place` builds none; the schemas still
+ * decide, and word, everything else.
  */
 import * as z from 'zod';
 import { resolveInstrument } from './instruments.js';
@@ -376,6 +378,35 @@ function notAnObject(input: unknown): ValidationError | undefined {
   return undefined;
 }
 
+/** An upper-case value of `values` as upperEnum reads it, or undefined (upperEnum then says why). */
+function upperOf<T extends readonly string[]>(values: T, raw: unknown): T[number] | undefined {
+  if (typeof raw !== 'string') return undefined;
+  const upper = asciiUpperCase(raw).replace(/[ \t_-]/g, '');
+  return (values as readonly string[]).includes(upper) ? (upper as T[number]) : undefined;
+}
+
+/** Printable ASCII, 1-64 characters, no space at either end: a name every rule of nameField passes. */
+const PLAIN_NAME = /^[\x21-\x7e](?:[\x20-\x7e]{0,62}[\x21-\x7e])?$/;
+
+/**
+ * The value of a field whose input is well-formed, found without building its schema, or
+ * undefined: the schema then checks it and says what is wrong. For the fields every order has (a
+ * MARKET place builds no schema at all). Each answers only where the schema answers the same
+ * value (test/service/well-formed.test.ts holds them to it on generated input).
+ */
+export const WELL_FORMED: Record<string, ((raw: unknown) => unknown) | undefined> = {
+  account: (raw) => (typeof raw === 'string' && PLAIN_NAME.test(raw) ? raw : undefined),
+  instrument: (raw) => {
+    if (typeof raw !== 'string') return undefined;
+    const resolved = resolveInstrument(raw, new Date());
+    return resolved.ok ? resolved.instrument : undefined;
+  },
+  action: (raw) => upperOf(ACTIONS, raw),
+  orderType: (raw) => upperOf(ORDER_TYPES, raw),
+  timeInForce: (raw) => upperOf(TIMES_IN_FORCE, raw),
+  quantity: (raw) => (typeof raw === 'number' && Number.isInteger(raw) && raw >= 1 && raw <= MAX_QUANTITY ? raw : undefined),
+};
+
 /**
  * What `z.strictObject(fields).safeParse(input)` answers, with each field's schema built only when
  * there is something to check: an optional field that is absent is skipped unbuilt. The same
@@ -388,6 +419,11 @@ function parseFields(fields: Record<string, () => z.ZodType>, input: Record<stri
   for (const key of Object.keys(fields)) {
     const present = key in input;
     if (!present && OPTIONAL_ORDER_FIELDS.has(key)) continue;
+    const quick = WELL_FORMED[key]?.(input[key]);
+    if (quick !== undefined) {
+      data[key] = quick;
+      continue;
+    }
     const result = fields[key]!().safeParse(input[key]);
     if (!result.success) {
       for (const issue of result.error.issues) issues.push({ field: [key, ...issue.path].map(String).join('.'), message: issue.message });
