@@ -66,8 +66,8 @@ export interface Checkpointer {
 
 /**
  * The worker, as the source of a CommonJS script (`eval`): one file of the CLI's bundle cannot be
- * started as a thread of its own. It only opens a connection and checkpoints; the main thread
- * decides nothing on its behalf except the bound.
+ * started as a thread of its own. It opens a connection, watches the log and checkpoints; the
+ * main thread acts only when it is told the log passed the bound.
  */
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -214,8 +214,9 @@ export function startCheckpointer(options: CheckpointerOptions): Checkpointer | 
 }
 
 /**
- * The frames the log of `file` holds now (mxFrame of the wal-index header), or undefined when its
- * two copies differ (being rewritten); for tests and the bench. The store must be open.
+ * The frames the log holds now (mxFrame of the wal-index header, read from the open `-shm` file
+ * `shmFd`) and its first salt (new at each restart), or undefined when the header's two copies
+ * differ (being rewritten); for tests. The store must be open.
  */
 export function walFrames(shmFd: number): { frames: number; salt: number } | undefined {
   const header = new Uint32Array(34);
