@@ -1,7 +1,8 @@
 // Two builds of `trade serve` paired (issue 34, fifth round): each over its own store holding the
 // HTTP bench's 20 positions, the same autocannon load on each in turn, the order swapped every
-// round; per round the ratio B/A of requests a second and of the server's CPU per request (user +
-// system from /proc, Linux), then their medians. Not part of `npm run bench`: a tool for a step.
+// round; per round the ratio B/A of requests a second, of the server's CPU per request (user +
+// system from /proc, Linux) and of the 99th percentile latency (autocannon's), then their medians.
+// Not part of `npm run bench`: a tool for a step.
 //
 //   node bench/serve-pair.js A_BIN B_BIN [--rounds 7] [--seconds 3] [--load place,positions]
 //
@@ -47,14 +48,15 @@ try {
         const before = cpuSeconds(s.pid);
         const result = await LOADS[name](s.url, Number(values.seconds));
         if (result.errors || result.non2xx) throw new Error(`${name}: ${result.errors} errors, ${result.non2xx} non-2xx`);
-        measured.set(s, { rps: result.requests.average, us: ((cpuSeconds(s.pid) - before) * 1e6) / result.requests.total });
+        measured.set(s, { rps: result.requests.average, us: ((cpuSeconds(s.pid) - before) * 1e6) / result.requests.total, p99: result.latency.p99 });
       }
       const [ma, mb] = [measured.get(a), measured.get(b)];
-      rounds.push({ rps: mb.rps / ma.rps, cpu: mb.us / ma.us, a: ma, b: mb });
-      console.log(`${name} round ${r}: A ${ma.rps.toFixed(0)} req/s ${ma.us.toFixed(0)} µs/req, B ${mb.rps.toFixed(0)} req/s ${mb.us.toFixed(0)} µs/req`);
+      rounds.push({ rps: mb.rps / ma.rps, cpu: mb.us / ma.us, p99: mb.p99 / ma.p99, a: ma, b: mb });
+      console.log(`${name} round ${r}: A ${ma.rps.toFixed(0)} req/s ${ma.us.toFixed(0)} µs/req p99 ${ma.p99} ms, B ${mb.rps.toFixed(0)} req/s ${mb.us.toFixed(0)} µs/req p99 ${mb.p99} ms`);
     }
     const span = (key) => `${median(rounds.map((x) => x[key])).toFixed(2)}× (${Math.min(...rounds.map((x) => x[key])).toFixed(2)}–${Math.max(...rounds.map((x) => x[key])).toFixed(2)})`;
-    console.log(`${name}: B/A requests a second ${span('rps')}, CPU per request ${span('cpu')}`);
+    const p99 = (side) => median(rounds.map((x) => x[side].p99));
+    console.log(`${name}: B/A requests a second ${span('rps')}, CPU per request ${span('cpu')}, p99 latency ${span('p99')} (A ${p99('a')} ms, B ${p99('b')} ms)`);
   }
 } finally {
   for (const s of servers) await s.stop();

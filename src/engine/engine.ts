@@ -525,6 +525,11 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
     addAccount,
     resolveAccount,
     storeVersion,
+    autoCheckpoint: (pages) => void db.pragma(`wal_autocheckpoint = ${Math.max(0, Math.trunc(pages))}`),
+    checkpoint() {
+      const [row] = db.pragma('wal_checkpoint(PASSIVE)') as Array<{ busy: number; log: number; checkpointed: number }>;
+      return { busy: row!.busy !== 0, log: row!.log, checkpointed: row!.checkpointed };
+    },
     close: () => releaseDb(db),
   }, file);
 }

@@ -362,5 +362,13 @@ export interface Engine {
    * this engine or by another process; reading it touches no table, so streams poll it cheaply.
    */
   storeVersion(): string;
+  /**
+   * This connection's automatic checkpoint of the log: every `pages` pages, 0 for none (SQLite's
+   * default, 1,000, is what every CLI process keeps). `trade serve` turns it off while its
+   * checkpointer runs (src/server/checkpointer.ts).
+   */
+  autoCheckpoint(pages: number): void;
+  /** A PASSIVE checkpoint on this connection: the log's frames, and how many of them are in the database now. */
+  checkpoint(): { busy: boolean; log: number; checkpointed: number };
   close(): void;
 }

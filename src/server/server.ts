@@ -25,6 +25,7 @@ import { createSandbox, SANDBOX_PREFIX, type Sandbox } from './sandbox/sandbox.j
 import type { RuleInput } from './sandbox/rules.js';
 import { generateWebhookAddress, registerWebhook, type Webhook, type WebhookAddress } from './webhook.js';
 import { keptJson } from '../common/json-once.js';
+import { startCheckpointer, type CheckpointerOptions } from './checkpointer.js';
 
 export const WS_PATH = '/ws/stream';
 /** Subscription changes, when the server is rate limited: about 20 a minute (§7.3), apart from the request budget. */
@@ -60,6 +61,8 @@ export interface ServerOptions {
   alertClock?: () => Date;
   /** How often the webhook looks at its timeouts and held brackets; 0: only when `webhook.sweep()` is called. */
   webhookSweepMs?: number;
+  /** The log's checkpointer (src/server/checkpointer.ts): its bounds, for tests; false: none (SQLite's automatic checkpoint). */
+  checkpointer?: false | Pick<CheckpointerOptions, 'pages' | 'bound' | 'pollMs' | 'onEvent'>;
 }
 
 export interface TradeServer {
@@ -103,6 +106,8 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
   const streams = createStreamHub({ engine, takeSubscription: () => subscriptionBucket?.take() ?? { ok: true }, onInternalError });
   // Orders that arrive together, over HTTP and WebSocket alike, share one commit (issue 16).
   const committer = createCommitter(engine);
+  // The log is checkpointed by a worker thread, not inside a commit on the event loop (issue 34).
+  const checkpointer = options.checkpointer === false ? undefined : startCheckpointer({ engine, warn, ...options.checkpointer });
   const sandbox = createSandbox({ engine, rules: options.scenario, logSize: options.logSize, scrub });
   const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
   let closing = false;
@@ -397,6 +402,7 @@ export async function createServer(options: ServerOptions): Promise<TradeServer>
       } finally {
         clearTimeout(deadline);
         await webhook.close();
+        await checkpointer?.close();
       }
     },
   };
