@@ -8,8 +8,8 @@
  * from the moment the process ends, as after a close; the next process to open the file finds the
  * log and reads it, as SQLite does after any process that ended without closing.
  *
- * Only main() turns this on, and then ends the process itself once its command has returned
- * (`exitLeft`). Everything else (the library, tests calling run() in process, `trade serve`'s
+ * Only main() turns this on, and then ends the process itself once its command has returned and
+ * a connection was left (`leftForExit`). Everything else (the library, tests calling run() in process, `trade serve`'s
  * sandbox) closes its connections as always.
  */
 

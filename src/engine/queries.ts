@@ -186,7 +186,7 @@ export type PricedPositionRow = [
 
 export function toPricedPosition(row: PricedPositionRow): PricedPosition {
   return {
-    position: { account: row[0], instrument: row[1], quantity: row[2], avgPrice: row[3], realizedPnl: row[5] ? row[4] : null },
+    position: toPosition({ account: row[0], instrument: row[1], quantity: row[2], avg_price: row[3], realized_pnl: row[4], pnl_known: row[5] }),
     last: row[6] ?? undefined,
   };
 }

@@ -36,7 +36,6 @@ export function useWal(db: Db): void {
     throw Object.assign(new Error('database is locked: the store could not be switched to WAL'), { code: 'SQLITE_BUSY' });
 }
 
-
 /**
  * A log up to this size is left for the next process when a one-shot process ends (releaseDb); a
  * larger one is checkpointed by the close, as always. Bounds what the next open reads back (about

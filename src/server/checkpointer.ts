@@ -26,7 +26,6 @@
  *   restore swaps rows inside one transaction of the serving connection, and SQLite's locks order
  *   it with a checkpoint of the same file like any other write.
  */
-import { readSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Engine } from '../engine/engine.js';
@@ -211,15 +210,4 @@ export function startCheckpointer(options: CheckpointerOptions): Checkpointer | 
       handBack();
     },
   };
-}
-
-/**
- * The frames the log holds now (mxFrame of the wal-index header, read from the open `-shm` file
- * `shmFd`) and its first salt (new at each restart), or undefined when the header's two copies
- * differ (being rewritten); for tests. The store must be open.
- */
-export function walFrames(shmFd: number): { frames: number; salt: number } | undefined {
-  const header = new Uint32Array(34);
-  if (readSync(shmFd, header, 0, 136, 0) !== 136 || header[2] !== header[14] || header[4] !== header[16]) return undefined;
-  return { frames: header[4]!, salt: header[8]! };
 }

@@ -99,12 +99,21 @@ export function upperEnum<const T extends readonly string[]>(values: T) {
   return z
     .string({ error: (iss) => required(iss.input, `must be ${expected}, got ${show(iss.input)}`) })
     .transform((raw, ctx) => {
-      // §1.5: any case, and spaces, `_` and `-` inside the value ignored (`stop_market`, `Stop Market`).
-      const upper = asciiUpperCase(raw).replace(/[ \t_-]/g, '');
-      if ((values as readonly string[]).includes(upper)) return upper as T[number];
+      const upper = upperOf(values, raw);
+      if (upper !== undefined) return upper;
       ctx.issues.push({ code: 'custom', input: raw, message: `must be ${expected} (any case), got ${show(raw)}` });
       return z.NEVER;
     });
+}
+
+/**
+ * The value of `values` that `raw` names, or undefined. §1.5: any case, and spaces, `_` and `-`
+ * inside the value ignored (`stop_market`, `Stop Market`).
+ */
+function upperOf<T extends readonly string[]>(values: T, raw: unknown): T[number] | undefined {
+  if (typeof raw !== 'string') return undefined;
+  const upper = asciiUpperCase(raw).replace(/[ \t_-]/g, '');
+  return (values as readonly string[]).includes(upper) ? (upper as T[number]) : undefined;
 }
 
 /** What every instrument is once resolved: `SYMBOL MM-YY`. */
@@ -376,13 +385,6 @@ function notAnObject(input: unknown): ValidationError | undefined {
   if (input === null || typeof input !== 'object' || Array.isArray(input))
     return new ValidationError([{ field: '', message: `the body must be a JSON object, got ${show(input)}` }]);
   return undefined;
-}
-
-/** An upper-case value of `values` as upperEnum reads it, or undefined (upperEnum then says why). */
-function upperOf<T extends readonly string[]>(values: T, raw: unknown): T[number] | undefined {
-  if (typeof raw !== 'string') return undefined;
-  const upper = asciiUpperCase(raw).replace(/[ \t_-]/g, '');
-  return (values as readonly string[]).includes(upper) ? (upper as T[number]) : undefined;
 }
 
 /** Printable ASCII, 1-64 characters, no space at either end: a name every rule of nameField passes. */

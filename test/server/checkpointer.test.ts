@@ -2,15 +2,26 @@
  * `trade serve`'s checkpointer (src/server/checkpointer.ts): a real store, a real worker thread with
  * its own SQLite connection, the log's size read from the real wal-index header.
  */
-import { closeSync, existsSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../../src/engine/engine.js';
 import type { Order } from '../../src/service/order.js';
-import { type CheckpointEvent, type Checkpointer, startCheckpointer, walFrames } from '../../src/server/checkpointer.js';
+import { type CheckpointEvent, type Checkpointer, startCheckpointer } from '../../src/server/checkpointer.js';
 import { ES_MARKET, startServer } from './harness.js';
+
+/**
+ * The frames the log holds now (mxFrame of the wal-index header, read from the open `-shm` file
+ * `shmFd`, https://www.sqlite.org/walformat.html) and its first salt (new at each restart), or
+ * undefined when the header's two copies differ (being rewritten).
+ */
+function walFrames(shmFd: number): { frames: number; salt: number } | undefined {
+  const header = new Uint32Array(34);
+  if (readSync(shmFd, header, 0, 136, 0) !== 136 || header[2] !== header[14] || header[4] !== header[16]) return undefined;
+  return { frames: header[4]!, salt: header[8]! };
+}
 
 const ORDER: Order = { account: 'Sim101', instrument: 'ES 09-25', action: 'BUY', quantity: 1, orderType: 'MARKET', timeInForce: 'DAY' };
 
