@@ -25,7 +25,8 @@
 //   by tests, not shipped.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
@@ -121,6 +122,80 @@ module.exports = (name) => {
   },
 };
 
+/**
+ * zod, in the CLI bundle, runs on first use: the sources' `import * as z from 'zod'` gets a stand-in
+ * whose every export is a getter that loads the real zod (its ES modules, bundled as always) the
+ * first time one is read. zod's own start (~30 modules, ~1.5 ms and a quarter of a scavenge) is
+ * then paid only by a command that builds a schema: a well-formed `place` reads its fields without
+ * one (src/service/order.ts, WELL_FORMED) and never loads zod. The names are zod's own exports,
+ * read here from the zod the build bundles.
+ */
+const ZOD_ESM = fileURLToPath(import.meta.resolve('zod'));
+
+/**
+ * The zod exports the sources read, as `z.NAME` of an `import * as z from 'zod'` (the one form the
+ * stand-in serves: any other import of zod, or the namespace used otherwise, fails the build).
+ */
+function zodExportsUsed(runtimeExports) {
+  const ts = createRequire(import.meta.url)('typescript');
+  const used = new Set();
+  const files = readdirSync(join(ROOT, 'src'), { recursive: true }).filter((f) => f.endsWith('.ts')).map((f) => join(ROOT, 'src', f));
+  for (const file of files) {
+    const text = readFileSync(file, 'utf8');
+    if (!/from 'zod'/.test(text)) continue;
+    const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+    const namespaces = new Set();
+    for (const statement of source.statements) {
+      if (!ts.isImportDeclaration(statement) || statement.moduleSpecifier.text !== 'zod') continue;
+      const bindings = statement.importClause?.namedBindings;
+      if (statement.importClause?.isTypeOnly) continue;
+      if (!bindings || !ts.isNamespaceImport(bindings) || statement.importClause.name) throw new Error(`${relative(ROOT, file)}: zod is imported as \`import * as z from 'zod'\` only (scripts/build.js, lazyZod)`);
+      namespaces.add(bindings.name.text);
+    }
+    const visit = (node) => {
+      if (ts.isIdentifier(node) && namespaces.has(node.text) && !ts.isNamespaceImport(node.parent)) {
+        const { parent } = node;
+        if (ts.isPropertyAccessExpression(parent) && parent.expression === node) used.add(parent.name.text);
+        // z.NAME in a type (a qualified name) is erased: nothing to serve.
+        else if (!(ts.isQualifiedName(parent) && parent.left === node))
+          throw new Error(`${relative(ROOT, file)}: zod's namespace is read only as z.NAME (scripts/build.js, lazyZod)`);
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  return [...used].filter((name) => runtimeExports.has(name)).sort();
+}
+const ZOD_USED = zodExportsUsed(new Set(Object.keys(await import('zod'))));
+
+/**
+ * zod, in the CLI bundle, runs on first use: the sources' `import * as z from 'zod'` gets a
+ * stand-in whose exports are getters that load zod the first time one is read. zod's own start
+ * (~30 modules, ~1.5 ms and a quarter of a scavenge) is then paid only by a command that builds a
+ * schema: a well-formed `place` reads its fields without one (src/service/order.ts, WELL_FORMED)
+ * and never loads it. The stand-in serves the exports the sources read (zodExportsUsed), and what
+ * it loads re-exports only those, so the bundle keeps only the zod they need, as before.
+ */
+const lazyZod = {
+  name: 'lazy-zod',
+  setup(b) {
+    b.onResolve({ filter: /^zod$/ }, (args) => {
+      if (args.namespace === 'lazy-zod-used') return { path: ZOD_ESM };
+      if (args.namespace === 'lazy-zod') return { path: 'zod', namespace: 'lazy-zod-used' };
+      return args.importer.startsWith(join(ROOT, 'src')) ? { path: 'zod', namespace: 'lazy-zod' } : undefined;
+    });
+    b.onLoad({ filter: /.*/, namespace: 'lazy-zod' }, () => ({
+      contents: `
+let zod;
+const exported = { __esModule: true };
+for (const name of ${JSON.stringify(ZOD_USED)}) Object.defineProperty(exported, name, { enumerable: true, get: () => (zod ??= require('zod'))[name] });
+module.exports = exported;`,
+      loader: 'js',
+    }));
+    b.onLoad({ filter: /.*/, namespace: 'lazy-zod-used' }, () => ({ contents: `export { ${ZOD_USED.join(', ')} } from 'zod';`, loader: 'js' }));
+  },
+};
+
 /** src/common/import-esm.ts, in the CLI bundle: the bin's import() (bin/trade.js passes it in). */
 const importEsm = {
   name: 'import-esm',
@@ -148,7 +223,7 @@ const cli = await build({
   metafile: true,
   // import() of the CommonJS externals becomes require(): vm.Script has no import() of its own.
   supported: { 'dynamic-import': false },
-  plugins: [importEsm, traceModules, lazyChildProcess, sqliteAddon],
+  plugins: [importEsm, traceModules, lazyChildProcess, sqliteAddon, lazyZod],
 });
 const bundleFile = new URL('cli.cjs', DIST);
 const bundle = readFileSync(bundleFile, 'latin1');

@@ -177,11 +177,14 @@ describe('start-up weight', () => {
     const market = trace(['place', ...orderArgs()]);
     expect(market.stdout).toMatch(/^Placed BUY 1 ES 09-25 MARKET DAY\n/);
     expect(market.schemas).toEqual([]);
+    // And so zod itself never starts: the bundle's stand-in loads it on first use (scripts/build.js, lazyZod).
+    expect(market.modules.filter((m) => m.startsWith('node_modules/zod/'))).toEqual([]);
     // A LIMIT order with an OCO id builds exactly those two rules (the limit price's and the name's).
     const limit = trace(['place', ...orderArgs({ '--order-type': 'LIMIT', '--limit-price': '4500', '--oco-id': 'pair-1' })]);
     expect(limit.stdout).toMatch(/^Placed BUY 1 ES 09-25 LIMIT limit 4500 DAY OCO pair-1\n/);
     expect(limit.schemas.sort()).toEqual(['limitPrice', 'ocoId', 'price']);
     expect(commands(limit)).toEqual(['src/cli/commands/place.ts']);
+    expect(limit.modules).toContain('node_modules/zod/v4/classic/schemas.js');
     // --help builds none.
     expect(trace(['place', '--help']).schemas).toEqual([]);
   });
