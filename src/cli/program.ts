@@ -96,8 +96,9 @@ export function buildWhole(program: Command): void {
 /**
  * The commander tree. With `argv` (main's run), it is built for the command that runs: every
  * top-level command is registered with its name, summary, arguments and group (for `trade --help`,
- * did-you-mean and `trade help`), and only the one dispatched to gets its options, help texts,
- * action and subcommands, just before commander parses its arguments (issue 34). Without `argv`,
+ * did-you-mean and `trade help`), or only the command named first when there is one, and only the
+ * one dispatched to gets its options, help texts, action and subcommands, just before commander
+ * parses its arguments (issue 34). Without `argv`,
  * the whole tree (tests, the manual).
  */
 export function buildProgram(ctx: MutableContext, io: Io, argv?: readonly string[]): Command {
@@ -134,8 +135,13 @@ export function buildProgram(ctx: MutableContext, io: Io, argv?: readonly string
   } else {
     const pending = new Map<Command, () => void>();
     unfilled.set(program, pending);
+    // A command named first (`trade place ...`) is the one that runs: only it is registered. An
+    // option first, a name that is no command, or `trade help` registers them all (what commander
+    // dispatches to, suggests and lists depends on the others then).
+    const named = argv[0] !== 'help' && GROUPS.some((group) => group.commands.some((spec) => spec.name === argv[0])) ? argv[0] : undefined;
     for (const group of GROUPS)
       for (const spec of group.commands) {
+        if (named !== undefined && spec.name !== named) continue;
         const shell = addShell(program, spec, `${group.title}:`);
         pending.set(shell, () => {
           pending.delete(shell);

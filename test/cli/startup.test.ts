@@ -231,6 +231,15 @@ describe('the bundle', () => {
     const zod = Object.entries(inputs).filter(([k]) => k.includes('node_modules/zod/')).reduce((sum, [, v]) => sum + v.bytesInOutput, 0);
     expect(zod).toBeLessThan(300_000);
   });
+
+  it('fills the namespace objects of lazily run modules in their init, not at every start (scripts/build.js, namespacesInInit)', () => {
+    const bundle = readFileSync(new URL('../../dist/cli.cjs', import.meta.url), 'latin1');
+    const atStart = bundle.match(/var [\w$]+_exports=\{\};__export\(/g) ?? [];
+    const inInit = bundle.match(/"\(\)\{(?:"use strict";)?__export\(/g) ?? [];
+    // Those left at the top level are read otherwise than right after their init (zod's util, the entry's).
+    expect(atStart.length).toBeLessThanOrEqual(3);
+    expect(inInit.length).toBeGreaterThan(50);
+  });
 });
 
 describe("better-sqlite3's native addon", () => {
