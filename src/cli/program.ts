@@ -136,9 +136,10 @@ export function buildProgram(ctx: MutableContext, io: Io, argv?: readonly string
     const pending = new Map<Command, () => void>();
     unfilled.set(program, pending);
     // A command named first (`trade place ...`) is the one that runs: only it is registered. An
-    // option first, a name that is no command, or `trade help` registers them all (what commander
-    // dispatches to, suggests and lists depends on the others then).
-    const named = argv[0] !== 'help' && GROUPS.some((group) => group.commands.some((spec) => spec.name === argv[0])) ? argv[0] : undefined;
+    // option first, a name that is no command, `trade help` or a command that reads the whole tree
+    // registers them all (what commander dispatches to, suggests and lists depends on the others then).
+    const first = argv[0] === 'help' ? undefined : GROUPS.flatMap((group) => group.commands).find((spec) => spec.name === argv[0]);
+    const named = first?.wholeTree ? undefined : first?.name;
     for (const group of GROUPS)
       for (const spec of group.commands) {
         if (named !== undefined && spec.name !== named) continue;

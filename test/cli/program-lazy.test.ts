@@ -1,6 +1,7 @@
 /**
  * The command tree built for the command that runs (issue 34): main's program registers every
- * command's name, summary, arguments and group, and fills in only the one commander dispatches to.
+ * command's name, summary, arguments and group (or only the command named first, when there is
+ * one), and fills in only the one commander dispatches to.
  * What a person sees must not change: the help of every command (test/cli/help.test.ts's snapshots
  * run through main), did-you-mean, `trade help NAME...` and the completion scripts.
  */
@@ -25,7 +26,8 @@ const filled = (p: Command) => p.commands.filter((c) => c.options.length > 0 || 
 
 describe('the command tree built for the command that runs', () => {
   it('registers every command by name, summary and arguments, and fills in none before dispatch', () => {
-    const lazy = program(['place', ...orderArgs()]);
+    // An option first: which command runs is commander's to find, among all of them.
+    const lazy = program(['--backend', 'embedded', 'place', ...orderArgs()]);
     const whole = program();
     expect(lazy.commands.map((c) => [c.name(), c.summary(), c.registeredArguments.map((a) => a.name())])).toEqual(
       whole.commands.map((c) => [c.name(), c.summary(), c.registeredArguments.map((a) => a.name())]),
@@ -34,6 +36,13 @@ describe('the command tree built for the command that runs', () => {
     // The whole tree fills in its commands that have options or subcommands: place among them.
     expect(filled(whole)).toContain('place');
     expect(lazy.helpInformation()).toBe(whole.helpInformation());
+    // A name that is no command, `trade help`, and the completion scripts (they read the whole tree): all of them too.
+    for (const argv of [['plcae'], ['help', 'place'], ['completion', 'bash'], []]) expect(program(argv).commands.length, argv.join(' ')).toBe(whole.commands.length);
+  });
+
+  it('registers only the command named first, when there is one', () => {
+    expect(program(['place', ...orderArgs()]).commands.map((c) => c.name())).toEqual(['place']);
+    expect(program(['price', 'set', 'ES', '6000']).commands.map((c) => c.name())).toEqual(['price']);
   });
 
   it('fills in only the command commander dispatches to', async () => {

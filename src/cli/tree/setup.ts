@@ -194,6 +194,7 @@ export const SETUP_COMMANDS: readonly CommandSpec[] = [
       'source <(trade completion zsh)',
       'trade completion fish > ~/.config/fish/completions/trade.fish',
     ],
+    wholeTree: true,
     run: async (ctx, { args: [shell], program }) => {
       const { runCompletion } = await import('../commands/completion.js');
       // The script completes every command's flags: the whole tree, not only this command's.

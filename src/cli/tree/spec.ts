@@ -54,6 +54,8 @@ export interface CommandSpec {
   isDefault?: boolean;
   /** Left out of help and the reference: the completion scripts' own command. */
   hidden?: boolean;
+  /** Its run reads the whole tree (the completion scripts): every command is registered with it. */
+  wholeTree?: boolean;
   /** Loads the command's module (import(), so help loads none) and runs it. */
   run?: (ctx: MutableContext, call: Call) => Promise<void>;
   commands?: readonly CommandSpec[];
