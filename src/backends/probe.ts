@@ -4,9 +4,9 @@
  * ever placed. A pong is not proof (the service documents none, §5.4). Neither probe retries; a
  * failure is reported with what was tried and how long it took.
  */
-import { performance } from 'node:perf_hooks';
 import { serviceRoot } from '../config/keys.js';
 import { stripInvisible } from '../config/redact.js';
+import { monotonicMs } from '../common/monotonic.js';
 
 /** `disconnected`: the service answered and took the token, but its trading platform is not connected (408). */
 export type ProbeStatus = 'ok' | 'auth-refused' | 'disconnected' | 'unreachable' | 'unexpected';
@@ -60,14 +60,14 @@ function isPositions(body: unknown): boolean {
   return Array.isArray(b.positions) || (b.data !== undefined && isPositions(b.data));
 }
 
-const elapsed = (start: number) => Math.max(0, Math.round(performance.now() - start));
+const elapsed = (start: number) => Math.max(0, Math.round(monotonicMs() - start));
 
 /** GET {root}/v1/api/positions with the token: it reads, and changes nothing. */
 export async function probeHttp(baseUrl: string, token: string, timeoutMs: number): Promise<ProbeResult> {
   const { Agent, request } = await import('undici');
   const url = `${serviceRoot(baseUrl)}${PROBE_PATH}`;
   const agent = new Agent({ connect: { timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
-  const start = performance.now();
+  const start = monotonicMs();
   const result = (status: ProbeStatus, detail: string, httpStatus?: number): ProbeResult => ({
     transport: 'http',
     url,
@@ -104,7 +104,7 @@ export async function probeHttp(baseUrl: string, token: string, timeoutMs: numbe
  */
 export async function probeWs(wsUrl: string, token: string, timeoutMs: number): Promise<ProbeResult> {
   const { default: WebSocket } = await import('ws');
-  const start = performance.now();
+  const start = monotonicMs();
   return new Promise<ProbeResult>((resolve) => {
     let done = false;
     const socket = new WebSocket(wsUrl, {

@@ -37,6 +37,7 @@ import { releaseDb } from './sqlite.js';
 import { guardEngine, toStoreError } from './store-errors.js';
 import { createTrading } from './trading.js';
 import type { ClockClaim, ClockControl, ContractSettings, Engine, EngineOptions, OrderFilter, OrderListFilter, Page, Paged, PositionRecord, PricedPosition, ReplayBatch, ReplayGroup, Settled } from './types.js';
+import { monotonicMs } from '../common/monotonic.js';
 
 /** How many different priced-positions reads are kept (accounts × filters); beyond, all are dropped. */
 const PRICED_READS_KEPT = 64;
@@ -313,10 +314,10 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
   const savepoint = db.transaction(<R>(run: () => R): R => run());
   const groupTransaction = db.transaction(<R>(runs: ReadonlyArray<() => R>, budgetMs: number): Array<Settled<R>> => {
     core.cache.sync();
-    const deadline = performance.now() + budgetMs;
+    const deadline = monotonicMs() + budgetMs;
     const settled: Array<Settled<R>> = [];
     for (const run of runs) {
-      if (settled.length > 0 && performance.now() > deadline) break;
+      if (settled.length > 0 && monotonicMs() > deadline) break;
       try {
         settled.push({ ok: true, value: savepoint(run) as R });
       } catch (error) {

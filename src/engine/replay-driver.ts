@@ -12,6 +12,7 @@ import type { OpenReplayFile, ReadProgress, ReplayFile, ReplayWindow } from './r
 import { dueTime } from './replay-group.js';
 import { appendFrom, createBatch, pushRecord } from './replay-batch.js';
 import type { Engine, ReplayBatch, ReplayCounts } from './types.js';
+import { monotonicMs } from '../common/monotonic.js';
 
 /** One file of a replay: checked, still open for its second pass. */
 export interface ReplaySource {
@@ -138,7 +139,7 @@ export async function driveReplay(
   let stop: string | undefined;
   void stopped.then((reason) => (stop = reason));
   engine.claimClock({ source: plan.describe, startMs: plan.firstMs, speed, total: plan.total, paused: options.paused });
-  const started = performance.now();
+  const started = monotonicMs();
   const batches = merged(plan);
   try {
     // The records read and not yet set: `buffer` from `at` on.
@@ -187,7 +188,7 @@ export async function driveReplay(
         tally.expired += group.expired;
         tally.brackets += group.brackets;
         for (const [instrument, price] of group.last) tally.last.set(instrument, price);
-        tally.seconds = (performance.now() - started) / 1000;
+        tally.seconds = (monotonicMs() - started) / 1000;
         onGroup(tally, group.clock);
         nearby.emit('advanced');
         // Between two groups the event loop runs: a server's requests, a signal.
@@ -198,7 +199,7 @@ export async function driveReplay(
     }
   } finally {
     await batches.return(undefined);
-    tally.seconds = (performance.now() - started) / 1000;
+    tally.seconds = (monotonicMs() - started) / 1000;
     engine.releaseClock();
   }
   tally.stopped = stop;

@@ -14,6 +14,7 @@ import { assertOnTick } from './orders.js';
 import { createPriceGroup, crosses, sweepCrossed, triggersOf } from './prices.js';
 import { onGrid, tickSizeOf } from './price-feed.js';
 import type { ReplayBatch, ReplayGroup } from './types.js';
+import { monotonicMs } from '../common/monotonic.js';
 
 export interface ReplayGroupOptions {
   /** The batch's first record not yet set. */
@@ -48,7 +49,7 @@ export function runReplayGroup(core: Core, clocks: ClockStore, batch: ReplayBatc
   const { from } = options;
   const { limit, dueMs } = allowance(state, batch.length - from, options.eof, wallNow);
   const { instruments, times, prices: tickPrices, paths } = batch;
-  const deadline = performance.now() + options.budgetMs;
+  const deadline = monotonicMs() + options.budgetMs;
   const effects = newEffects();
   const group = createPriceGroup(core);
   const ticks = new Map<string, number | undefined>();
@@ -61,7 +62,7 @@ export function runReplayGroup(core: Core, clocks: ClockStore, batch: ReplayBatc
     const instrument = instruments[at]!;
     const timeMs = times[at]!;
     if (timeMs > dueMs) break;
-    if ((i & 255) === 255 && performance.now() > deadline) break;
+    if ((i & 255) === 255 && monotonicMs() > deadline) break;
     // DAY orders whose session ended by this record's time expire first (the cached first expiry: no read).
     if (!(core.cache.dayExpiry! > timeMs) && hasExpiredDayOrders(core, new Date(timeMs))) {
       expired += expireDayOrders(core, new Date(timeMs), effects).length;

@@ -9,6 +9,7 @@ import { existsSync, linkSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { GuardError } from '../common/errors.js';
+import { monotonicMs } from '../common/monotonic.js';
 
 type Db = Database.Database;
 
@@ -116,10 +117,10 @@ export function createAccountLocks(ledgerFile: string, failClosed: (file: string
   }
 
   async function take(entry: Entry, waitMs: number): Promise<boolean> {
-    const deadline = performance.now() + waitMs;
+    const deadline = monotonicMs() + waitMs;
     for (let pause = 1; ; pause = Math.min(pause * 2, 20)) {
       if (tryTake(entry)) return true;
-      const left = deadline - performance.now();
+      const left = deadline - monotonicMs();
       if (left <= 0) return false;
       await new Promise((resolve) => setTimeout(resolve, Math.min(pause, left)));
     }

@@ -28,6 +28,7 @@ import { type AccountHold, heldWhile } from './account-locks.js';
 import { createSerial, hidePassword, type JournalLine, type Ledger, type LedgerOps, type LedgerSpec, type NewJournalLine } from './ledger.js';
 import type { Halt, HaltMode } from './rules.js';
 import { claimSpool, createSpool, type SpooledLine, type SpooledOutcome } from './spool.js';
+import { monotonicMs } from '../common/monotonic.js';
 
 type PostgresSpec = Extract<LedgerSpec, { kind: 'postgres' }>;
 
@@ -523,10 +524,10 @@ function createPgAccountLocks(spec: PostgresSpec, fail: (error: unknown) => Guar
   }
   const tryTake = async (entry: Entry) => (entry.held = await query('SELECT pg_try_advisory_lock($1, $2) AS ok', entry.key));
   async function take(entry: Entry, waitMs: number): Promise<boolean> {
-    const deadline = performance.now() + waitMs;
+    const deadline = monotonicMs() + waitMs;
     for (let pause = 2; ; pause = Math.min(pause * 2, 25)) {
       if (await tryTake(entry)) return true;
-      const left = deadline - performance.now();
+      const left = deadline - monotonicMs();
       if (left <= 0) return false;
       await new Promise((resolve) => setTimeout(resolve, Math.min(pause, left)));
     }

@@ -21,6 +21,7 @@ import { GuardError } from '../common/errors.js';
 import { createAccountLocks, heldWhile } from './account-locks.js';
 import { createSerial, type JournalLine, type Ledger, type LedgerOps } from './ledger.js';
 import type { Halt, HaltMode } from './rules.js';
+import { monotonicMs } from '../common/monotonic.js';
 
 export type Db = Database.Database;
 
@@ -212,14 +213,14 @@ function wrap(file: string, db: Db): Ledger {
    * few milliseconds instead, as long as the busy timeout.
    */
   async function begin(): Promise<void> {
-    const deadline = performance.now() + BUSY_TIMEOUT_MS;
+    const deadline = monotonicMs() + BUSY_TIMEOUT_MS;
     for (let pause = 1; ; pause = Math.min(pause * 2, 20)) {
       try {
         db.pragma('busy_timeout = 0');
         db.exec('BEGIN IMMEDIATE');
         return;
       } catch (error) {
-        if (!/^SQLITE_BUSY/.test(String((error as { code?: unknown }).code)) || performance.now() >= deadline) throw failClosed(file, (error as Error).message, error);
+        if (!/^SQLITE_BUSY/.test(String((error as { code?: unknown }).code)) || monotonicMs() >= deadline) throw failClosed(file, (error as Error).message, error);
       } finally {
         db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
       }

@@ -29,6 +29,7 @@
 import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Engine } from '../engine/engine.js';
+import { monotonicMs } from '../common/monotonic.js';
 
 /** Frames written since the last checkpoint that start the next one: SQLite's default autocheckpoint. */
 export const PAGES = 1000;
@@ -111,12 +112,12 @@ function tick() {
         // PAGES more frames than the last checkpoint covered; or catching up, as above; or a log
         // that has stopped growing with PAGES frames or more, not all of them copied.
         if (frames - synced >= pages || catchingUp || (idle && frames >= pages && header[24] < frames)) {
-          const start = performance.now();
+          const start = monotonicMs();
           const row = db.pragma('wal_checkpoint(PASSIVE)')[0];
           if (!row.busy) synced = row.log;
           stuck = row.checkpointed === copied;
           copied = row.checkpointed;
-          parentPort.postMessage({ kind: 'checkpoint', busy: row.busy !== 0, log: row.log, checkpointed: row.checkpointed, ms: performance.now() - start });
+          parentPort.postMessage({ kind: 'checkpoint', busy: row.busy !== 0, log: row.log, checkpointed: row.checkpointed, ms: monotonicMs() - start });
         }
       }
     }
@@ -186,9 +187,9 @@ export function startCheckpointer(options: CheckpointerOptions): Checkpointer | 
     if (closing || failed) return;
     // Between two operations (this runs from the event loop, never inside a transaction).
     try {
-      const start = performance.now();
+      const start = monotonicMs();
       const done = engine.checkpoint();
-      emit({ kind: 'bound', frames: message.frames, ...done, ms: performance.now() - start });
+      emit({ kind: 'bound', frames: message.frames, ...done, ms: monotonicMs() - start });
     } catch (error) {
       failure(error instanceof Error ? error.message : String(error));
     }

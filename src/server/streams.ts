@@ -11,6 +11,7 @@ import type { Engine } from '../engine/engine.js';
 import { createStoreWatch, pnlUpdate, quoteOf, STORE_POLL_MS } from '../engine/streams.js';
 import type { QuoteObject } from '../service/shapes.js';
 import { RATE_LIMITED, type TakeResult } from './limits.js';
+import { monotonicMs } from '../common/monotonic.js';
 
 /** A connection's quote messages are at least this far apart (§5.4). */
 export const MARKET_DATA_GAP_MS = 100;
@@ -189,7 +190,7 @@ export function createStreamHub(options: StreamHubOptions): StreamHub {
       }
       if (this.flushTimer || (this.pending.size === 0 && !answer)) return;
       const congested = this.sink.congested();
-      const wait = answer ? 0 : this.lastSent + MARKET_DATA_GAP_MS - performance.now();
+      const wait = answer ? 0 : this.lastSent + MARKET_DATA_GAP_MS - monotonicMs();
       if (congested || wait > 0) {
         this.flushTimer = setTimeout(() => {
           this.flushTimer = undefined;
@@ -200,7 +201,7 @@ export function createStreamHub(options: StreamHubOptions): StreamHub {
       const quotes = [...this.pending.values()];
       this.pending.clear();
       for (const quote of quotes) this.sent.set(quote.instrument, signature(quote));
-      this.lastSent = performance.now();
+      this.lastSent = monotonicMs();
       this.sink.send({ type: 'marketData', quotes });
     }
 

@@ -19,6 +19,7 @@ import { OPERATIONS } from '../service/operations.js';
 import { SANDBOX_PREFIX, type Sandbox } from './sandbox/sandbox.js';
 import type { Rule } from './sandbox/rules.js';
 import { BODY_LIMIT } from './limits.js';
+import { monotonicMs } from '../common/monotonic.js';
 
 export const WEBHOOK_PREFIX = '/v1/send/';
 /** The reply waits at most this long for the outcome; then `pending` (§1.3: TradingView gives up at 3 s). */
@@ -146,7 +147,7 @@ export async function registerWebhook(app: FastifyInstance, options: WebhookOpti
   const rowId = (alertId: string, i: number, multi: boolean) => (multi ? `${alertId.slice(0, 29)}${String(i).padStart(3, '0')}` : alertId);
 
   function pendingRows(base: Omit<HistoryRow, 'id' | 'status' | 'orderIds' | 'durationMs'>, alertId: string, accounts: string[], started: number): HistoryRow[] {
-    const durationMs = Math.round(performance.now() - started);
+    const durationMs = Math.round(monotonicMs() - started);
     const multi = accounts.length > 1;
     return (accounts.length ? accounts : [base.account]).map((account, i) => ({
       ...base,
@@ -160,7 +161,7 @@ export async function registerWebhook(app: FastifyInstance, options: WebhookOpti
   }
 
   function rowsOf(base: Omit<HistoryRow, 'id' | 'status' | 'orderIds' | 'durationMs'>, alertId: string, outcome: AlertOutcome, status: HistoryStatus, started: number): HistoryRow[] {
-    const durationMs = Math.round(performance.now() - started);
+    const durationMs = Math.round(monotonicMs() - started);
     if (outcome.results.length === 0)
       return [{ ...base, id: alertId, status, orderIds: [], durationMs, ...(outcome.error ? { error: outcome.error, detail: outcome.detail } : {}) }];
     const multi = outcome.results.length > 1;
@@ -202,7 +203,7 @@ export async function registerWebhook(app: FastifyInstance, options: WebhookOpti
   }
 
   async function handle(request: FastifyRequest, reply: FastifyReply) {
-    const started = performance.now();
+    const started = monotonicMs();
     const receivedAt = now().toISOString();
     const params = request.params as { webhookId?: string; webhookSecret?: string };
     // Both segments, each compared whole and in constant time (§1.1 [decision]).

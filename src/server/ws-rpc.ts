@@ -19,6 +19,7 @@ import { RATE_LIMITED, type TakeResult } from './limits.js';
 import { CONGESTED_BYTES, type StreamAction, type StreamEvent, type StreamHub } from './streams.js';
 import type { Sandbox } from './sandbox/sandbox.js';
 import type { Rule } from './sandbox/rules.js';
+import { monotonicMs } from '../common/monotonic.js';
 
 /** What the server lends each connection. */
 export interface RpcServerContext {
@@ -275,7 +276,7 @@ export function handleRpcConnection(socket: WebSocket, remote: string, ctx: RpcS
   function streamRule(rule: Rule, action: string, started: number): boolean {
     const effect = rule.effect;
     const logged = (status: number) =>
-      ctx.sandbox?.log.add({ time: Date.now(), transport: 'ws', operation: action, status, rule: rule.name, ms: performance.now() - started });
+      ctx.sandbox?.log.add({ time: Date.now(), transport: 'ws', operation: action, status, rule: rule.name, ms: monotonicMs() - started });
     if (effect.kind === 'ws-close' && effect.afterMs === undefined) {
       logged(0);
       cut(effect.code);
@@ -325,7 +326,7 @@ export function handleRpcConnection(socket: WebSocket, remote: string, ctx: RpcS
   }
 
   function answer(item: (typeof queue)[number]): void {
-    const started = performance.now();
+    const started = monotonicMs();
     const message = parsedOf(item);
     if (message === undefined) return ctx.log?.(`${remote} WS ignored: a binary frame`);
     if (message.kind === 'ping') return send({ type: 'pong' });
@@ -345,15 +346,15 @@ export function handleRpcConnection(socket: WebSocket, remote: string, ctx: RpcS
         ctx.onInternalError(message.action, error);
         done = 'failed';
       }
-      ctx.sandbox?.log.add({ time: Date.now(), transport: 'ws', operation: message.action, body: message.message, status: done === 'failed' ? 500 : 200, rule: rule?.name, ms: performance.now() - started });
-      return ctx.log?.(`${remote} WS ${message.action} ${printable(done)} ${(performance.now() - started).toFixed(1)}ms`);
+      ctx.sandbox?.log.add({ time: Date.now(), transport: 'ws', operation: message.action, body: message.message, status: done === 'failed' ? 500 : 200, rule: rule?.name, ms: monotonicMs() - started });
+      return ctx.log?.(`${remote} WS ${message.action} ${printable(done)} ${(monotonicMs() - started).toFixed(1)}ms`);
     }
     const label = typeof message.api === 'string' && operationForWsName(message.api) ? message.api : show(message.api);
     let operation = label;
     let account: unknown;
     let fired: Rule | undefined;
     const note = (status: number) => {
-      ctx.log?.(`${remote} WS ${label} id=${show(message.id)} ${status} ${(performance.now() - started).toFixed(1)}ms`);
+      ctx.log?.(`${remote} WS ${label} id=${show(message.id)} ${status} ${(monotonicMs() - started).toFixed(1)}ms`);
       ctx.sandbox?.log.add({
         time: Date.now(),
         transport: 'ws',
@@ -362,7 +363,7 @@ export function handleRpcConnection(socket: WebSocket, remote: string, ctx: RpcS
         body: message.args,
         status,
         rule: fired?.name,
-        ms: performance.now() - started,
+        ms: monotonicMs() - started,
       });
     };
     const reply = (result: OperationResult) => {

@@ -40,6 +40,8 @@ interface Trace {
   intl: string[];
   /** Schemas built (src/order/schema.ts's fields, the operation table's args), by name. */
   schemas: string[];
+  /** Node's own modules loaded after the preload, with or without require() (`perf_hooks`). */
+  builtins: string[];
 }
 
 function trace(argv: string[], extraEnv: Env = {}, bin = BIN, node: string[] = []): Trace {
@@ -58,6 +60,7 @@ function trace(argv: string[], extraEnv: Env = {}, bin = BIN, node: string[] = [
     loaded: [...field('require'), ...esm.map((url) => (url.startsWith('file:') ? fileURLToPath(url) : url))],
     intl: field('intl'),
     schemas: field('schema'),
+    builtins: field('builtin'),
   };
 }
 
@@ -139,6 +142,8 @@ describe('start-up weight', () => {
     // Order ids come from the kernel's generator (src/common/random.ts): node:crypto costs ~5 ms.
     expect(t.loaded.filter((f) => f === 'node:crypto' || f === 'crypto')).toEqual([]);
     expect(t.intl).toEqual([]);
+    // Nor perf_hooks: the global `performance` loads it on first read (1–2 ms); src/common/monotonic.ts reads the same clock.
+    expect(t.builtins).not.toContain('perf_hooks');
   });
 
   it('place to a pipe writes its lines without making stdout or stderr a stream (issue 34)', () => {
