@@ -19,6 +19,7 @@ import {
   type FillRow,
   type OrderRow,
   type PositionRow,
+  type Prepared,
   prepareQueries,
   type PricedPositionRow,
   toFill,
@@ -393,10 +394,10 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
   }
 
   // data_version moves when another connection commits; total_changes counts this one's own writes.
-  const version = db.prepare<[], { others: number; own: number }>(
-    'SELECT (SELECT data_version FROM pragma_data_version()) AS others, total_changes() AS own',
-  );
+  // Prepared on first use: an order never asks.
+  let version: Prepared<[], { others: number; own: number }> | undefined;
   function storeVersion(): string {
+    version ??= db.prepare<[], { others: number; own: number }>('SELECT (SELECT data_version FROM pragma_data_version()) AS others, total_changes() AS own');
     const { others, own } = version.get()!;
     return `${others}:${own}`;
   }

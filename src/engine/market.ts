@@ -7,6 +7,7 @@ import { tradingDayStart } from '../service/chicago.js';
 import type { MoneyRow, WriteCache } from './cache.js';
 import { contractSpec } from '../service/contracts.js';
 import type { Db } from './store.js';
+import { lazily } from '../common/lazily.js';
 
 /** Every simulation account starts with this much cash (the service's Account reports it as cash value). */
 export const STARTING_CASH = 100_000;
@@ -45,28 +46,31 @@ export interface AccountMoney {
 }
 
 export function createMarket(db: Db) {
-  const ticksSince = db.prepare<[string, string, string, string], Tick>(
-    `SELECT time, price, 0 AS volume FROM ticks WHERE instrument = ? AND time >= ?
-     UNION ALL SELECT time, price, quantity AS volume FROM fills WHERE instrument = ? AND time >= ? AND price IS NOT NULL
-     ORDER BY time`,
-  );
-  const lastBefore = db.prepare<[string, string], { price: number }>(
-    'SELECT price FROM ticks WHERE instrument = ? AND time < ? ORDER BY time DESC, seq DESC LIMIT 1',
-  );
-  const priceRow = db.prepare<[string], { price: number; updatedAt: string }>('SELECT price, updated_at AS updatedAt FROM prices WHERE instrument = ?');
-  const realized = db.prepare<[string, string, string], { instrument: string; total: number; today: number; commission: number; commissionToday: number }>(
-    `SELECT instrument, sum(realized) AS total, sum(CASE WHEN time >= ? THEN realized ELSE 0 END) AS today,
-       sum(commission) AS commission, sum(CASE WHEN time >= ? THEN commission ELSE 0 END) AS commissionToday
-     FROM fills WHERE account = ? GROUP BY instrument`,
-  );
+  // Each prepared on first use (src/common/lazily.ts): an order reads none of them.
+  const q = lazily({
+    ticksSince: () => db.prepare<[string, string, string, string], Tick>(
+      `SELECT time, price, 0 AS volume FROM ticks WHERE instrument = ? AND time >= ?
+       UNION ALL SELECT time, price, quantity AS volume FROM fills WHERE instrument = ? AND time >= ? AND price IS NOT NULL
+       ORDER BY time`,
+    ),
+    lastBefore: () => db.prepare<[string, string], { price: number }>(
+      'SELECT price FROM ticks WHERE instrument = ? AND time < ? ORDER BY time DESC, seq DESC LIMIT 1',
+    ),
+    priceRow: () => db.prepare<[string], { price: number; updatedAt: string }>('SELECT price, updated_at AS updatedAt FROM prices WHERE instrument = ?'),
+    realized: () => db.prepare<[string, string, string], { instrument: string; total: number; today: number; commission: number; commissionToday: number }>(
+      `SELECT instrument, sum(realized) AS total, sum(CASE WHEN time >= ? THEN realized ELSE 0 END) AS today,
+         sum(commission) AS commission, sum(CASE WHEN time >= ? THEN commission ELSE 0 END) AS commissionToday
+       FROM fills WHERE account = ? GROUP BY instrument`,
+    ),
+  });
 
   return {
     /** The day of a quote, or undefined when the instrument has no price. */
     quoteDay(instrument: string, now: Date): QuoteDay | undefined {
-      const last = priceRow.get(instrument);
+      const last = q.priceRow.get(instrument);
       if (!last) return undefined;
       const start = tradingDayStart(now).toISOString();
-      const ticks = ticksSince.all(instrument, start, instrument, start);
+      const ticks = q.ticksSince.all(instrument, start, instrument, start);
       const prices = ticks.map((t) => t.price);
       return {
         last: last.price,
@@ -74,14 +78,14 @@ export function createMarket(db: Db) {
         open: prices[0] ?? last.price,
         high: prices.length ? Math.max(...prices) : last.price,
         low: prices.length ? Math.min(...prices) : last.price,
-        close: lastBefore.get(instrument, start)?.price ?? last.price,
+        close: q.lastBefore.get(instrument, start)?.price ?? last.price,
         volume: ticks.reduce((sum, t) => sum + t.volume, 0),
       };
     },
 
     /** Ticks in a time range, oldest first: prices set (volume 0) and fills (their quantity). */
     ticks(instrument: string, from: string, to: string): Tick[] {
-      return ticksSince.all(instrument, from, instrument, from).filter((t) => t.time <= to);
+      return q.ticksSince.all(instrument, from, instrument, from).filter((t) => t.time <= to);
     },
 
     /**
@@ -95,7 +99,7 @@ export function createMarket(db: Db) {
       cache.sync();
       let kept = cache.money.get(account);
       if (kept?.dayStart !== dayStart) {
-        kept = { dayStart, rows: new Map(realized.all(dayStart, dayStart, account).map((r) => [r.instrument, { ...r }])) };
+        kept = { dayStart, rows: new Map(q.realized.all(dayStart, dayStart, account).map((r) => [r.instrument, { ...r }])) };
         cache.money.set(account, kept);
       }
       return sumMoney([...kept.rows.entries()]);

@@ -6,6 +6,7 @@ import type { RunResult } from 'better-sqlite3';
 import type { Db } from './store.js';
 import type { MinuteBar } from './minute-bars.js';
 import type { AtmTemplate, FillRecord, OrderOrigin, OrderRecord, OrderState, PositionRecord, PricedPosition } from './types.js';
+import { lazily } from '../common/lazily.js';
 
 export interface OrderRow {
   seq: number;
@@ -216,26 +217,6 @@ export function toTemplate(row: TemplateRow): AtmTemplate {
     profitTargetTicks: row.profit_target_ticks,
     tickSize: row.tick_size,
   };
-}
-
-/**
- * An object whose properties are built on first read and then kept: a command that runs one
- * operation prepares only the statements that operation uses, which shortens every start-up.
- */
-function lazily<T extends Record<string, () => unknown>>(factories: T): { [K in keyof T]: ReturnType<T[K]> } {
-  const built = {} as { [K in keyof T]: ReturnType<T[K]> };
-  for (const key of Object.keys(factories) as Array<keyof T>) {
-    Object.defineProperty(built, key, {
-      configurable: true,
-      enumerable: true,
-      get() {
-        const value = factories[key]!() as ReturnType<T[typeof key]>;
-        Object.defineProperty(built, key, { value, enumerable: true });
-        return value;
-      },
-    });
-  }
-  return built;
 }
 
 /** A user's contract (`trade contract add`); `months` as `3,6,9,12`. */

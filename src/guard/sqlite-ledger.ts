@@ -22,6 +22,7 @@ import { createAccountLocks, heldWhile } from './account-locks.js';
 import { createSerial, type JournalLine, type Ledger, type LedgerOps } from './ledger.js';
 import type { Halt, HaltMode } from './rules.js';
 import { monotonicMs } from '../common/monotonic.js';
+import { lazily } from '../common/lazily.js';
 
 export type Db = Database.Database;
 
@@ -147,26 +148,27 @@ type HaltRow = { scope: string; mode: HaltMode; reason: string | null; at: strin
 
 function wrap(file: string, db: Db): Ledger {
   const locks = createAccountLocks(file, failClosed);
-  const q = {
-    halt: db.prepare<[string], HaltRow>('SELECT * FROM halts WHERE scope = ?'),
-    allHalts: db.prepare<[], HaltRow>('SELECT * FROM halts ORDER BY scope'),
-    setHalt: db.prepare<[string, string, string | null, string]>('INSERT OR REPLACE INTO halts(scope, mode, reason, at) VALUES (?, ?, ?, ?)'),
-    clearHalt: db.prepare<[string]>('DELETE FROM halts WHERE scope = ?'),
-    count: db.prepare<[string, number], { n: number }>('SELECT count(*) AS n FROM sends WHERE account = ? AND at > ?'),
-    byAccount: db.prepare<[number], { account: string; n: number }>('SELECT account, count(*) AS n FROM sends WHERE at > ? GROUP BY account ORDER BY account'),
-    last: db.prepare<[string, number], { at: number }>('SELECT max(at) AS at FROM sends WHERE fingerprint = ? AND at > ?'),
-    send: db.prepare<[string, number, string]>('INSERT INTO sends(account, at, fingerprint) VALUES (?, ?, ?)'),
-    prune: db.prepare<[number]>('DELETE FROM sends WHERE at < ?'),
-    lossDay: db.prepare<[string, string], { state: 'latched' | 'resumed' }>('SELECT state FROM loss_days WHERE account = ? AND day = ?'),
-    setLossDay: db.prepare<[string, string, string]>('INSERT OR REPLACE INTO loss_days(account, day, state) VALUES (?, ?, ?)'),
-    journal: db.prepare(
+  // Each prepared on first use: a place journals and settles, and reads the halts (the rest is the other rules' and commands').
+  const q = lazily({
+    halt: () => db.prepare<[string], HaltRow>('SELECT * FROM halts WHERE scope = ?'),
+    allHalts: () => db.prepare<[], HaltRow>('SELECT * FROM halts ORDER BY scope'),
+    setHalt: () => db.prepare<[string, string, string | null, string]>('INSERT OR REPLACE INTO halts(scope, mode, reason, at) VALUES (?, ?, ?, ?)'),
+    clearHalt: () => db.prepare<[string]>('DELETE FROM halts WHERE scope = ?'),
+    count: () => db.prepare<[string, number], { n: number }>('SELECT count(*) AS n FROM sends WHERE account = ? AND at > ?'),
+    byAccount: () => db.prepare<[number], { account: string; n: number }>('SELECT account, count(*) AS n FROM sends WHERE at > ? GROUP BY account ORDER BY account'),
+    last: () => db.prepare<[string, number], { at: number }>('SELECT max(at) AS at FROM sends WHERE fingerprint = ? AND at > ?'),
+    send: () => db.prepare<[string, number, string]>('INSERT INTO sends(account, at, fingerprint) VALUES (?, ?, ?)'),
+    prune: () => db.prepare<[number]>('DELETE FROM sends WHERE at < ?'),
+    lossDay: () => db.prepare<[string, string], { state: 'latched' | 'resumed' }>('SELECT state FROM loss_days WHERE account = ? AND day = ?'),
+    setLossDay: () => db.prepare<[string, string, string]>('INSERT OR REPLACE INTO loss_days(account, day, state) VALUES (?, ?, ?)'),
+    journal: () => db.prepare(
       `INSERT INTO journal(at, profile, backend, source, operation, account, instrument, request, client_order_id, outcome, order_id, message, rule, pid, machine)
        VALUES (@at, @profile, @backend, @source, @operation, @account, @instrument, @request, @client_order_id, @outcome, @order_id, @message, @rule, @pid, @machine)`,
     ),
-    settle: db.prepare<[string, string | null, string | null, string, number]>(
+    settle: () => db.prepare<[string, string | null, string | null, string, number]>(
       'UPDATE journal SET outcome = ?, order_id = coalesce(?, order_id), message = ?, done_at = ? WHERE id = ?',
     ),
-  };
+  });
   const toHalt = (row: HaltRow): Halt => ({ scope: row.scope, mode: row.mode, reason: row.reason ?? undefined, at: row.at });
   let sendsSincePrune = 0;
   const read = <T>(work: () => T): T => {
