@@ -168,6 +168,9 @@ function wrap(file: string, db: Db): Ledger {
     settle: () => db.prepare<[string, string | null, string | null, string, number]>(
       'UPDATE journal SET outcome = ?, order_id = coalesce(?, order_id), message = ?, done_at = ? WHERE id = ?',
     ),
+    // begin()'s two settings of the busy timeout, prepared once (db.pragma() prepares at every call).
+    noBusyWait: () => db.prepare(`PRAGMA busy_timeout = 0`),
+    busyWait: () => db.prepare(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`),
   });
   const toHalt = (row: HaltRow): Halt => ({ scope: row.scope, mode: row.mode, reason: row.reason ?? undefined, at: row.at });
   let sendsSincePrune = 0;
@@ -218,13 +221,13 @@ function wrap(file: string, db: Db): Ledger {
     const deadline = monotonicMs() + BUSY_TIMEOUT_MS;
     for (let pause = 1; ; pause = Math.min(pause * 2, 20)) {
       try {
-        db.pragma('busy_timeout = 0');
+        q.noBusyWait.get();
         db.exec('BEGIN IMMEDIATE');
         return;
       } catch (error) {
         if (!/^SQLITE_BUSY/.test(String((error as { code?: unknown }).code)) || monotonicMs() >= deadline) throw failClosed(file, (error as Error).message, error);
       } finally {
-        db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+        q.busyWait.get();
       }
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
