@@ -112,12 +112,12 @@ function tick() {
         // PAGES more frames than the last checkpoint covered; or catching up, as above; or a log
         // that has stopped growing with PAGES frames or more, not all of them copied.
         if (frames - synced >= pages || catchingUp || (idle && frames >= pages && header[24] < frames)) {
-          const start = monotonicMs();
+          const start = performance.now();
           const row = db.pragma('wal_checkpoint(PASSIVE)')[0];
           if (!row.busy) synced = row.log;
           stuck = row.checkpointed === copied;
           copied = row.checkpointed;
-          parentPort.postMessage({ kind: 'checkpoint', busy: row.busy !== 0, log: row.log, checkpointed: row.checkpointed, ms: monotonicMs() - start });
+          parentPort.postMessage({ kind: 'checkpoint', busy: row.busy !== 0, log: row.log, checkpointed: row.checkpointed, ms: performance.now() - start });
         }
       }
     }
