@@ -7,6 +7,8 @@
  *
  * The SDK is loaded here only (CommonJS entry points: required by the bundle where used).
  */
+// zod starts with the server's code, not at its first request (src/service/zod-now.ts).
+import '../../service/zod-now.js';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, UsageError } from '../../common/errors.js';
 import { parseAccountName } from '../../service/order.js';

@@ -1,3 +1,5 @@
+// zod starts with the server's code, not at its first request (src/service/zod-now.ts).
+import '../../service/zod-now.js';
 import { readFile } from 'node:fs/promises';
 import { ConfigError, parseAll, UsageError } from '../../common/errors.js';
 import { parseInstrument } from '../../service/order.js';
