@@ -204,6 +204,17 @@ describe('start-up weight', () => {
     expect(t.modules).not.toContain('src/engine/engine.ts');
   });
 
+  it('trade serve starts zod before the service and server modules, not where the stand-in would first load it (src/service/zod-now.ts)', async () => {
+    const file = join(dir, 'trace-serve.txt');
+    const serve = await startServe(env, 'startup-zod-token', { nodeArgs: ['--require', PRELOAD], extraEnv: { TRACE_FILE: file } });
+    serve.child.kill('SIGTERM');
+    await serve.exited;
+    const modules = readFileSync(file, 'utf8').split('\n').filter((l) => l.startsWith('module ')).map((l) => l.slice('module '.length));
+    const zod = modules.indexOf('node_modules/zod/v4/classic/schemas.js');
+    expect(zod).toBeGreaterThanOrEqual(0);
+    for (const later of ['src/service/order.ts', 'src/service/operations.ts', 'src/server/operations.ts', 'src/server/server.ts']) expect(modules.indexOf(later), later).toBeGreaterThan(zod);
+  });
+
   it('__complete (every Tab) runs only its command: no schema, engine, backend or conf; SQLite read-only', () => {
     expect(trace(['__complete', 'accounts']).stdout).toBe(''); // no store yet: nothing, and none made
     expect(existsSync(join(env.TRADE_HOME!, 'trade.db'))).toBe(false);
