@@ -12,7 +12,7 @@
 //   only (conf, @inquirer/prompts) are loaded where used with the bin's own import(), handed to
 //   the bundle as `__import` (src/common/import-esm.ts): require() cannot load them on Node 20.18.
 // dist/cli.cache: V8's code cache of dist/cli.cjs, made by scripts/code-cache.cjs after running
-//   `--help` and an embedded `place`, so the functions those run need no compiling. It starts with
+//   an embedded `place`, so the functions it runs need no compiling. It starts with
 //   the bundle's build id; V8 itself rejects it under another Node version or other V8 flags.
 // dist/version.txt: the version, so that `trade --version` needs nothing else (bin/trade.js).
 // dist/help.txt: `trade --help` as the CLI prints it to a pipe, for the bin to answer from when

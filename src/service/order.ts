@@ -54,11 +54,13 @@ export const NEEDS_STOP: ReadonlySet<OrderType> = new Set(['STOPMARKET', 'STOPLI
  * Characters a terminal or a log would not show as themselves: controls (C0, DEL, C1), invisible
  * formatting (zero-width joiners, bidi overrides), line separators and lone surrogates.
  */
-const UNSHOWABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/gu;
+const UNSHOWABLE = '[\\p{Cc}\\p{Cf}\\p{Cs}\\p{Zl}\\p{Zp}]';
+/** Made on first use: a Unicode-property pattern costs ~0.3 ms to make (issue 34), and most commands never print one. */
+let unshowable: RegExp | undefined;
 
 /** Text with every unshowable character written as a \uXXXX escape, so a message stays one honest line. */
 export function printable(text: string): string {
-  return text.replace(UNSHOWABLE, (c) => {
+  return text.replace((unshowable ??= new RegExp(UNSHOWABLE, 'gu')), (c) => {
     const code = c.codePointAt(0)!.toString(16);
     return code.length > 4 ? `\\u{${code}}` : `\\u${code.padStart(4, '0')}`;
   });
