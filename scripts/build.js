@@ -122,14 +122,7 @@ module.exports = (name) => {
   },
 };
 
-/**
- * zod, in the CLI bundle, runs on first use: the sources' `import * as z from 'zod'` gets a stand-in
- * whose every export is a getter that loads the real zod (its ES modules, bundled as always) the
- * first time one is read. zod's own start (~30 modules, ~1.5 ms and a quarter of a scavenge) is
- * then paid only by a command that builds a schema: a well-formed `place` reads its fields without
- * one (src/service/order.ts, WELL_FORMED) and never loads zod. The names are zod's own exports,
- * read here from the zod the build bundles.
- */
+/** zod's ES module entry, which the stand-in below loads (lazyZod). */
 const ZOD_ESM = fileURLToPath(import.meta.resolve('zod'));
 
 /**
@@ -230,8 +223,11 @@ function namespacesInInit(code) {
     const between = code.slice(end, found.index);
     if (/__esm\(|__commonJS\(|__export\(|Symbol\.for\("trade\.module"\)/.test(between)) continue;
     const initName = found[1];
+    // Where the name is written: its declaration, the filling's first argument, and its reads.
+    const declared = match.index + 'var '.length;
+    const filled = match.index + `var ${name}={};__export(`.length;
     const reads = [...code.matchAll(new RegExp(`(?<![\\w$.])${name.replace(/\$/g, '\\$')}(?![\\w$])`, 'g'))].map((m) => m.index);
-    const safe = reads.every((at) => at === match.index + 4 || at === match.index + 4 + name.length + 13 || code.endsWith(`${initName}(),`, at) || code.endsWith(`${initName}(),__toCommonJS(`, at));
+    const safe = reads.every((at) => at === declared || at === filled || code.endsWith(`${initName}(),`, at) || code.endsWith(`${initName}(),__toCommonJS(`, at));
     if (safe) moves.push({ from: match.index + `var ${name}={};`.length, call, to: found.index + found[0].length });
   }
   // Applied from the end, so that the offsets before each edit stay right.
