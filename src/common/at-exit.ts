@@ -21,11 +21,14 @@ export function endWithCommand(): void {
   oneShot = true;
 }
 
-/** Whether a connection may be left for the end of the process; counts it when it may. */
-export function leaveForExit(): boolean {
-  if (!oneShot) return false;
+/** Whether this process ends when its command returns (main), so that a connection may be left to it. */
+export function endsWithCommand(): boolean {
+  return oneShot;
+}
+
+/** Counts a connection left for the end of the process. */
+export function leaveForExit(): void {
   left++;
-  return true;
 }
 
 /** How many connections were left for the end of the process. */

@@ -4,7 +4,7 @@
  */
 import { closeSync, fsyncSync, openSync, statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
-import { leaveForExit } from '../common/at-exit.js';
+import { endsWithCommand, leaveForExit } from '../common/at-exit.js';
 import { isBusy } from './store-errors.js';
 
 type Db = Database.Database;
@@ -54,7 +54,8 @@ export const LEAVE_WAL_BYTES = 1024 * 1024;
  */
 export function releaseDb(db: Db): void {
   if (!db.open) return;
-  if (db.memory || db.readonly || db.inTransaction) return void db.close();
+  // Only a one-shot process leaves one: any other close needs no sync of its own first.
+  if (!endsWithCommand() || db.memory || db.readonly || db.inTransaction) return void db.close();
   const wal = `${db.name}-wal`;
   let size: number;
   try {
@@ -62,7 +63,8 @@ export function releaseDb(db: Db): void {
   } catch {
     return void db.close();
   }
-  if (size > LEAVE_WAL_BYTES || !syncFile(wal) || !leaveForExit()) return void db.close();
+  if (size > LEAVE_WAL_BYTES || !syncFile(wal)) return void db.close();
+  leaveForExit();
 }
 
 /** fsync(2) of a file; false, having changed nothing, when it cannot be opened or synced. */
