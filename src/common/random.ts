@@ -42,7 +42,15 @@ export function randomBytes(size: number): Buffer<ArrayBuffer> {
   return fromKernel(size) ?? crypto().randomBytes(size);
 }
 
-/** The SHA-256 of `text` in hexadecimal. */
+/** The SHA-256 of `text` (UTF-8) in hexadecimal. */
 export function sha256Hex(text: string): string {
-  return crypto().createHash('sha256').update(text).digest('hex');
+  return crypto().hash('sha256', text, 'hex');
+}
+
+/**
+ * The SHA-256 of `text` (UTF-8): what the token checks compare with timingSafeEqual. One call,
+ * no Hash object: ~1.3 µs less on every request `trade serve` checks (issue 34).
+ */
+export function sha256(text: string): Buffer {
+  return crypto().hash('sha256', text, 'buffer');
 }

@@ -9,7 +9,8 @@
  * random bits: there is nothing to guess. Writes go through the config's lock, then a temporary
  * file renamed over the old one: a reader sees the old file or the new one, never half of one.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { sha256 as digest } from '../common/random.js';
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configDir } from '../config/config-file.js';
@@ -31,8 +32,6 @@ interface TokenFile {
 }
 
 export const mcpTokenPath = (env: Env): string => join(configDir(env), 'mcp-tokens.json');
-
-const digest = (token: string) => createHash('sha256').update(token, 'utf8').digest();
 
 function unreadable(file: string, why: string): ConfigError {
   return new ConfigError(`Cannot read the MCP tokens in ${file}: ${why}`, {

@@ -2,7 +2,8 @@
  * Bearer-token checks for both transports. Neither the expected token nor the one offered ever
  * goes into a message, and the comparison takes the same time whatever the offered token is.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { sha256 as digest } from '../common/random.js';
 import { createRedactor } from '../config/redact.js';
 
 export type AuthOutcome = 'ok' | 'missing' | 'invalid';
@@ -19,8 +20,6 @@ export function generateToken(): string {
 export function isUsableToken(token: string): boolean {
   return /^[\x21-\x7e]+$/.test(token);
 }
-
-const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
 
 export function createAuthenticator(token: string): (authorization: string | string[] | undefined) => AuthOutcome {
   // Hash both sides: timingSafeEqual needs equal lengths, and comparing digests means the time

@@ -6,7 +6,8 @@
  * everything else 200 with the §1.3 body, `pending` when it cannot finish within a second. The
  * Alert History is kept in the engine's store (alerts/store.ts) and read at `/_sandbox/alerts`.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { sha256 as digest } from '../common/random.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Engine } from '../engine/engine.js';
 import { simulate } from '../engine/service.js';
@@ -73,7 +74,6 @@ export interface Webhook {
   close(): Promise<void>;
 }
 
-const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
 /** Equal, in a time that does not tell where they differ, nor how long the expected one is. */
 const same = (offered: string, expected: Buffer) => timingSafeEqual(digest(offered), expected);
 const hex32 = () => randomBytes(16).toString('hex');
