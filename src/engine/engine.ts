@@ -118,18 +118,22 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
   }
 
   /**
-   * Canonical names by their ASCII-lower-cased form (how COLLATE NOCASE compares). Accounts are
-   * never removed, so a name found once stays right; a miss asks the store, which may have
-   * gained an account from another process since.
+   * Canonical names by their ASCII-lower-cased form (how COLLATE NOCASE compares) and by
+   * themselves. Accounts are never removed, so a name found once stays right; a miss asks the
+   * store, which may have gained an account from another process since.
    */
   const canonical = new Map<string, string>();
+  const folded = (name: string) => name.replace(/[A-Z]+/g, (c) => c.toLowerCase());
   function resolveAccount(name: string): string {
-    const key = name.replace(/[A-Z]+/g, (c) => c.toLowerCase());
-    const known = canonical.get(key);
+    // The name as given first: a request names its account the same way every time, and folding
+    // its case is a regular expression and a new string on every read (issue 34).
+    const known = canonical.get(name) ?? canonical.get(folded(name));
     if (known !== undefined) return known;
     const row = q.account.get(name);
     if (!row) throw invalidAccount(name);
-    canonical.set(key, row.name);
+    // Keyed by its folded form and by its own spelling (not by every spelling asked for, which a
+    // client could vary without end). Names are unique without case, so no key is two accounts'.
+    canonical.set(folded(name), row.name).set(row.name, row.name);
     return row.name;
   }
 
