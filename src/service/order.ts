@@ -21,12 +21,19 @@ export function noteBuilt(name: string): void {
   (globalThis as { [SCHEMA_HOOK]?: (name: string) => void })[SCHEMA_HOOK]?.(name);
 }
 
-/** A schema built by `build` on the first call, then the same one at every call. */
-export function built<T>(name: string, build: () => T): () => T {
+/** The schemas that WELL_FORMED reads for, by the field name its reading is under. */
+const READ_WELL_FORMED = new WeakMap<object, string>();
+
+/**
+ * A schema built by `build` on the first call, then the same one at every call. `wellFormed`: the
+ * schema is the one WELL_FORMED[name] answers for (wellFormedReader finds the reading by it).
+ */
+export function built<T>(name: string, build: () => T, wellFormed = false): () => T {
   let value: T | undefined;
   return () => {
     if (value === undefined) {
       value = build();
+      if (wellFormed) READ_WELL_FORMED.set(value as object, name);
       noteBuilt(name);
     }
     return value;
@@ -135,6 +142,7 @@ export const instrumentField = built('instrument', () =>
       ctx.issues.push({ code: 'custom', input: raw, message: resolved.why });
       return z.NEVER;
     }),
+  true,
 );
 
 const quantity = built('quantity', () =>
@@ -143,6 +151,7 @@ const quantity = built('quantity', () =>
     .int({ error: (iss) => `must be a whole number, got ${show(iss.input)}` })
     .min(1, { error: (iss) => `must be at least 1, got ${show(iss.input)}` })
     .max(MAX_QUANTITY, { error: (iss) => `must be at most ${MAX_QUANTITY}, got ${show(iss.input)}` }),
+  true,
 );
 
 /** A price: positive, finite, at most MAX_PRICE. */
@@ -186,10 +195,10 @@ export const clientOrderIdField = built('clientOrderId', () =>
 /** The order request body of the service (section 2.2, and PlaceOrder's `orderId` of §3.1): each field's schema, built when first checked. */
 const ORDER_BODY_FIELDS = {
   instrument: instrumentField,
-  action: built('action', () => upperEnum(ACTIONS)),
+  action: built('action', () => upperEnum(ACTIONS), true),
   quantity,
-  orderType: built('orderType', () => upperEnum(ORDER_TYPES)),
-  timeInForce: built('timeInForce', () => upperEnum(TIMES_IN_FORCE)),
+  orderType: built('orderType', () => upperEnum(ORDER_TYPES), true),
+  timeInForce: built('timeInForce', () => upperEnum(TIMES_IN_FORCE), true),
   limitPrice: built('limitPrice', () => priceField().optional()),
   stopPrice: built('stopPrice', () => priceField().optional()),
   ocoId: built('ocoId', () => nameField('string').optional()),
@@ -241,7 +250,7 @@ export const orderBodyShape = () => buildAll(ORDER_BODY_FIELDS);
 /** PlaceOrder's guards, built. */
 export const placeGuardsShape = () => buildAll(PLACE_GUARD_FIELDS);
 
-export const accountNameField = built('account', () => nameField('account name'));
+export const accountNameField = built('account', () => nameField('account name'), true);
 export const orderIdField = built('existingOrderId', () => nameField('order id'));
 
 /**
@@ -410,6 +419,16 @@ export const WELL_FORMED: Record<string, ((raw: unknown) => unknown) | undefined
   timeInForce: (raw) => upperOf(TIMES_IN_FORCE, raw),
   quantity: (raw) => (typeof raw === 'number' && Number.isInteger(raw) && raw >= 1 && raw <= MAX_QUANTITY ? raw : undefined),
 };
+
+/**
+ * WELL_FORMED's reading for `schema` when it is one of those order fields' own schemas (the
+ * operation rows share them), else undefined: another schema of the same name (GetQuote's
+ * `instrument` is a list) reads its input its own way.
+ */
+export function wellFormedReader(schema: unknown): ((raw: unknown) => unknown) | undefined {
+  const name = READ_WELL_FORMED.get(schema as object);
+  return name === undefined ? undefined : WELL_FORMED[name];
+}
 
 /**
  * What `z.strictObject(fields).safeParse(input)` answers, with each field's schema built only when
