@@ -68,10 +68,18 @@ export function fromChicagoWallClock(wall: number): number {
   return instant;
 }
 
+let lastIso: string | undefined;
+let lastServiceTime = '';
+
 /** `2026-03-18T09:30:00.0000000`: a time as the service writes it, Chicago wall clock, no offset. */
 export function serviceTime(iso: string): string {
+  // An order's times are mostly one instant (created, updated, its fill), and so are a group's
+  // orders': the last answer is kept (~3 µs a call otherwise; issue 34).
+  if (iso === lastIso) return lastServiceTime;
   const wall = new Date(chicagoWallClock(Date.parse(iso))).toISOString();
-  return `${wall.slice(0, 23)}0000`;
+  lastServiceTime = `${wall.slice(0, 23)}0000`;
+  lastIso = iso;
+  return lastServiceTime;
 }
 
 /**

@@ -72,6 +72,24 @@ describe('chicagoWallClock', () => {
     );
   });
 
+  it('serviceTime answers each time for its own input, asked again or in turn (it keeps its last answer)', () => {
+    const instant = fc.integer({ min: Date.parse('2007-01-01'), max: Date.parse('2060-12-31') }).map((ms) => new Date(ms).toISOString());
+    fc.assert(
+      fc.property(fc.array(fc.oneof(instant, fc.constantFrom('2026-03-18T14:30:00.123Z', '2026-03-08T08:00:00.000Z')), { minLength: 1, maxLength: 12 }), (times) => {
+        for (const iso of [...times, ...[...times].reverse()]) {
+          const wall = new Date(chicagoWallClock(Date.parse(iso))).toISOString();
+          expect(serviceTime(iso)).toBe(`${wall.slice(0, 23)}0000`);
+        }
+      }),
+      { numRuns: 500 },
+    );
+    // A time it cannot read throws every time, and leaves the kept answer as it was.
+    expect(serviceTime('2026-03-18T14:30:00.123Z')).toBe('2026-03-18T09:30:00.1230000');
+    expect(() => serviceTime('not a time')).toThrow(RangeError);
+    expect(() => serviceTime('not a time')).toThrow(RangeError);
+    expect(serviceTime('2026-03-18T14:30:00.123Z')).toBe('2026-03-18T09:30:00.1230000');
+  });
+
   it('keeps the formats built on it', () => {
     expect(serviceTime('2026-03-18T14:30:00.123Z')).toBe('2026-03-18T09:30:00.1230000');
     expect(serviceTime('2026-01-18T14:30:00Z')).toBe('2026-01-18T08:30:00.0000000');
