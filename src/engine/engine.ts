@@ -145,7 +145,9 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
   const place = write((time, order: Order, injected?: PlaceInjection) => {
     const effects = newEffects();
     const record = placeOrder(core, { ...order, account: resolveAccount(order.account) }, 'client', time, effects, null, injected);
-    return { ...effects, orderId: record.orderId, order: record };
+    // Object.assign, not a spread then keys the source lacks: Node 20 takes a slow path for that
+    // (~2 µs against 0.4; issue 34), once an order.
+    return Object.assign({}, effects, { orderId: record.orderId, order: record });
   });
 
   const reverse = write((time, order: Order) => {

@@ -47,7 +47,8 @@ function orderObject(engine: Engine, record: OrderRecord): OrderObject {
   return ordersOf(engine, [record])[0]!;
 }
 
-const ok = <B extends object>(body: B, detail?: Detail): Answer<B> => ({ body: { ...body, success: true }, ...(detail ? { detail } : {}) });
+// Object.assign: a spread then a key the body lacks is Node 20's slow path (~2 µs; issue 34).
+const ok = <B extends object>(body: B, detail?: Detail): Answer<B> => (detail ? { body: Object.assign({}, body, { success: true as const }), detail } : { body: Object.assign({}, body, { success: true as const }) });
 
 function orderNotFound(orderId: string, account: string): RejectedError {
   return new RejectedError(`Invalid request: orderId: order '${orderId}' not found in account '${account}'`, { code: 'order_not_found' });
