@@ -34,8 +34,8 @@ export interface CommandContext {
   defaultAccount(): Promise<string | undefined>;
   /** The time now: the engine's clock when a test gives one (ContextOptions.engine.now), else the system's. */
   now(): Date;
-  /** Secrets that must never be printed (the token, once known). */
-  secrets(): string[];
+  /** Secrets that must never be printed (the token, once known): a frozen list, the same one until a secret is added or TRADE_TOKEN changes. */
+  secrets(): readonly string[];
   /** Adds a secret to redact from every line printed from now on (a token typed at `trade login`). */
   addSecret(secret: string): void;
   /** Asks a person, on stdin and stderr. Loads inquirer on first use, so only when a prompt is shown. */
@@ -58,6 +58,8 @@ export function createContext(io: Io, env: Env, options: ContextOptions = {}): M
   let flags: GlobalFlags = {};
   let settings: Settings | undefined;
   const known: string[] = [];
+  /** The last list secrets() gave (redact() reuses its compiled redactor while the list is the same). */
+  let listed: { count: number; token: string | undefined; list: readonly string[] } | undefined;
   const ctx: MutableContext = {
     io,
     env,
@@ -114,7 +116,14 @@ export function createContext(io: Io, env: Env, options: ContextOptions = {}): M
       return (await ctx.settings()).account;
     },
     now: () => (options.engine?.now ? options.engine.now() : new Date()),
-    secrets: () => [...known, ...(env.TRADE_TOKEN ? [env.TRADE_TOKEN] : [])],
+    secrets() {
+      // Read at every call (the environment is the process's), once: process.env is slow to read.
+      const token = env.TRADE_TOKEN || undefined;
+      // `known` only grows, so its length says whether a secret was added.
+      if (listed?.count !== known.length || listed.token !== token)
+        listed = { count: known.length, token, list: Object.freeze(token === undefined ? [...known] : [...known, token]) };
+      return listed.list;
+    },
     addSecret(secret) {
       if (secret !== '' && !known.includes(secret)) known.push(secret);
     },

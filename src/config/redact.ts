@@ -54,8 +54,15 @@ export function stripInvisible(text: string): string {
   return text.replace(TERMINAL_SEQUENCES, '').replace((invisibleAll ??= new RegExp(INVISIBLE_CLASS, 'gu')), '');
 }
 
-/** ASCII letters in lower case, and nothing else changed (so every index stays where it was). */
-const asciiLower = (text: string) => text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+/** Any character outside ASCII. */
+const NOT_ASCII = /[^\x00-\x7f]/;
+
+/**
+ * ASCII letters in lower case, and nothing else changed (so every index stays where it was). A
+ * text all ASCII (nearly every line) is lowered by toLowerCase, which changes only A-Z there and
+ * is several times faster than a replace with a callback.
+ */
+const asciiLower = (text: string) => (NOT_ASCII.test(text) ? text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase()) : text.toLowerCase());
 
 interface Forms {
   /** Matched whole, wherever they are. */
@@ -64,6 +71,8 @@ interface Forms {
   grams: Set<string>;
   /** Their rolling hashes, so a text is scanned without cutting it into pieces. */
   hashes: Set<number>;
+  /** The hashes' low HASH_FILTER_BITS bits as a bit set: most positions of a text are ruled out by one array read. */
+  filter: Uint32Array;
   /** Whether any form holds a line feed (then a text's final line feeds are read with it). */
   newline: boolean;
 }
@@ -71,6 +80,9 @@ interface Forms {
 const HASH_BASE = 131;
 /** Hashes are kept to 30 bits: small integers for V8, never boxed. */
 const HASH_MASK = 0x3fffffff;
+/** The bits of a hash kept in Forms.filter (a 8 KiB bit set). */
+const HASH_FILTER_BITS = 16;
+const HASH_FILTER_MASK = (1 << HASH_FILTER_BITS) - 1;
 /** HASH_BASE ** (MIN_FRAGMENT - 1), modulo 2^32. */
 const HASH_TOP = Array.from({ length: MIN_FRAGMENT - 1 }).reduce<number>((p) => Math.imul(p, HASH_BASE), 1);
 
@@ -112,7 +124,10 @@ function compile(secrets: readonly string[]): Forms {
   }
   const exactForms = [...new Set(exact.map(asciiLower))];
   const newline = exactForms.some((form) => form.includes('\n')) || [...grams].some((gram) => gram.includes('\n'));
-  return { exact: exactForms, grams, hashes: new Set([...grams].map((gram) => hashOf(gram, 0))), newline };
+  const hashes = new Set([...grams].map((gram) => hashOf(gram, 0)));
+  const filter = new Uint32Array((HASH_FILTER_MASK + 1) / 32);
+  for (const h of hashes) filter[(h & HASH_FILTER_MASK) >>> 5]! |= 1 << (h & 31);
+  return { exact: exactForms, grams, hashes, filter, newline };
 }
 
 /**
@@ -360,7 +375,7 @@ function matches(view: View, forms: Forms): Array<[number, number]> {
     let runEnd = -1;
     let h = hashOf(text, 0);
     for (let i = 0; ; i++) {
-      if (forms.hashes.has(h) && forms.grams.has(text.slice(i, i + MIN_FRAGMENT))) {
+      if ((forms.filter[(h & HASH_FILTER_MASK) >>> 5]! & (1 << (h & 31))) !== 0 && forms.hashes.has(h) && forms.grams.has(text.slice(i, i + MIN_FRAGMENT))) {
         if (runStart >= 0 && i <= runEnd) runEnd = i + MIN_FRAGMENT;
         else {
           if (runStart >= 0) mark(runStart, runEnd);
@@ -431,13 +446,19 @@ export function createRedactor(secrets: readonly string[]): (text: string) => st
   return (text) => redactWith(text, forms);
 }
 
-let cached: { key: string; redactor: (text: string) => string } | undefined;
+let cached: { key: string; redactor: (text: string) => string; frozen?: readonly string[] } | undefined;
 
-/** `text` with every form of each secret replaced by `[redacted]`. The secrets may change from call to call. */
+/**
+ * `text` with every form of each secret replaced by `[redacted]`. The secrets may change from call
+ * to call; a frozen list (the CLI context's) cannot, so the same list again is its redactor again,
+ * without reading the list.
+ */
 export function redact(text: string, secrets: readonly string[]): string {
+  if (cached !== undefined && cached.frozen === secrets) return cached.redactor(text);
   const live = secrets.filter((s) => s.length > 0);
   if (live.length === 0) return text;
   const key = live.join('\0');
-  if (cached?.key !== key) cached = { key, redactor: createRedactor(live) };
-  return cached.redactor(text);
+  const redactor = cached?.key === key ? cached.redactor : createRedactor(live);
+  cached = { key, redactor, frozen: Object.isFrozen(secrets) ? secrets : undefined };
+  return redactor(text);
 }

@@ -145,6 +145,8 @@ export function initSqliteLedger(file: string): { where: string; version: number
 }
 
 type HaltRow = { scope: string; mode: HaltMode; reason: string | null; at: string };
+/** The journal insert's values, in its columns' order. */
+type JournalValues = [string, string, string, string, string, string | null, string | null, string, string | null, string, string | null, string | null, string | null, number, string | null];
 
 function wrap(file: string, db: Db): Ledger {
   const locks = createAccountLocks(file, failClosed);
@@ -161,9 +163,10 @@ function wrap(file: string, db: Db): Ledger {
     prune: () => db.prepare<[number]>('DELETE FROM sends WHERE at < ?'),
     lossDay: () => db.prepare<[string, string], { state: 'latched' | 'resumed' }>('SELECT state FROM loss_days WHERE account = ? AND day = ?'),
     setLossDay: () => db.prepare<[string, string, string]>('INSERT OR REPLACE INTO loss_days(account, day, state) VALUES (?, ?, ?)'),
-    journal: () => db.prepare(
+    // Bound by position: binding fifteen named parameters from an object cost ~5 µs a line more.
+    journal: () => db.prepare<JournalValues>(
       `INSERT INTO journal(at, profile, backend, source, operation, account, instrument, request, client_order_id, outcome, order_id, message, rule, pid, machine)
-       VALUES (@at, @profile, @backend, @source, @operation, @account, @instrument, @request, @client_order_id, @outcome, @order_id, @message, @rule, @pid, @machine)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     settle: () => db.prepare<[string, string | null, string | null, string, number]>(
       'UPDATE journal SET outcome = ?, order_id = coalesce(?, order_id), message = ?, done_at = ? WHERE id = ?',
@@ -208,7 +211,27 @@ function wrap(file: string, db: Db): Ledger {
     lossDay: async (account, day) => read(() => q.lossDay.get(account, day)?.state),
     setLossDay: async (account, day, state) => read(() => void q.setLossDay.run(account, day, state)),
     journal: async (line) =>
-      read(() => Number(q.journal.run({ order_id: null, message: null, rule: null, machine: null, ...line }).lastInsertRowid)),
+      read(() =>
+        Number(
+          q.journal.run(
+            line.at,
+            line.profile,
+            line.backend,
+            line.source,
+            line.operation,
+            line.account,
+            line.instrument,
+            line.request,
+            line.client_order_id,
+            line.outcome,
+            line.order_id ?? null,
+            line.message ?? null,
+            line.rule ?? null,
+            line.pid,
+            line.machine ?? null,
+          ).lastInsertRowid,
+        ),
+      ),
     settle: async (id, outcome, fields) => read(() => void q.settle.run(outcome, fields.orderId ?? null, fields.message ?? null, fields.at, id)),
   };
   /**

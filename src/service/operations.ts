@@ -667,14 +667,16 @@ export function pathParams(path: string): string[] {
  */
 export type ArgsMode = 'client' | 'server';
 
-const schemas = new Map<string, z.ZodObject>();
+/** Each operation's two schemas, built on first use; keyed by the row itself (no key text to build and hash per call). */
+const schemas = new Map<OperationSpec, Partial<Record<ArgsMode, z.ZodObject>>>();
 function argsSchema(operation: OperationSpec, mode: ArgsMode): z.ZodObject {
-  const key = `${operation.name}/${mode}`;
-  let schema = schemas.get(key);
+  let built = schemas.get(operation);
+  if (!built) schemas.set(operation, (built = {}));
+  let schema = built[mode];
   if (!schema) {
     schema = mode === 'client' ? z.strictObject(operation.fields()) : z.object(operation.fields());
-    schemas.set(key, schema);
-    noteBuilt(`args ${key}`);
+    built[mode] = schema;
+    noteBuilt(`args ${operation.name}/${mode}`);
   }
   return schema;
 }

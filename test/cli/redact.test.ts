@@ -153,6 +153,30 @@ describe('redact', () => {
     );
   });
 
+  it('lowers ASCII letters alone, whatever else the line holds (a non-ASCII line is not lowered by toLowerCase)', () => {
+    // 'İ' lowers to two characters: every index after it would move.
+    expect(redact(`İİ ${TOKEN.toUpperCase()} İ after`, [TOKEN])).toBe(`İİ ${REDACTED} İ after`);
+    // A secret's own non-ASCII letters match in their own case only, as they always did.
+    const secret = 'ÇOK-gizli-anahtar-9876';
+    expect(redact(`x ${secret} y`, [secret])).toBe(`x ${REDACTED} y`);
+    expect(redact(`x ${secret.toLowerCase()} y`, [secret])).toBe(`x ${REDACTED} y`.replace(REDACTED, `ç${REDACTED}`));
+    // An ASCII line in any case.
+    expect(redact(`{"a":"${TOKEN.toUpperCase()}","b":"${TOKEN.toLowerCase()}"}`, [TOKEN])).toBe(`{"a":"${REDACTED}","b":"${REDACTED}"}`);
+  });
+
+  it('a frozen list of secrets is compiled once and never taken for another; a list that can change is read again', () => {
+    const line = 'alpha-key-11111111 omega-pass-2222222';
+    const first = Object.freeze(['alpha-key-11111111']);
+    const second = Object.freeze(['omega-pass-2222222']);
+    expect(redact(line, first)).toBe(`${REDACTED} omega-pass-2222222`);
+    expect(redact(line, second)).toBe(`alpha-key-11111111 ${REDACTED}`);
+    expect(redact(line, first)).toBe(`${REDACTED} omega-pass-2222222`);
+    const growing = ['alpha-key-11111111'];
+    expect(redact(line, growing)).toBe(`${REDACTED} omega-pass-2222222`);
+    growing.push('omega-pass-2222222');
+    expect(redact(line, growing)).toBe(`${REDACTED} ${REDACTED}`);
+  });
+
   it('stripInvisible removes controls and invisible characters only', () => {
     expect(stripInvisible('a\u200bb\u00adc\u202ed\x1be\nf\u2028g\ud800h é ✓')).toBe('abcd' + 'efgh é ✓');
     // A terminal sequence goes whole, not only its ESC.
