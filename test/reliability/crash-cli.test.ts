@@ -118,7 +118,7 @@ describe('CLI processes killed with SIGKILL', () => {
     expect(inWrite.map((r) => r.signal)).toEqual(Array(inWrite.length).fill('SIGKILL'));
     const finished = runs.filter((_, i) => !fates[i]!.inWrite && fates[i]!.afterMs === undefined);
     // A reverse may find no position (exit 1); nothing else goes wrong in a process left alone.
-    for (const r of finished) expect([0, 1]).toContain(r.code);
+    for (const r of finished) expect([0, 1], r.stderr).toContain(r.code);
     const acked = [calibration, ...runs].map(acknowledged).filter((id): id is string => id !== undefined);
     expect(acked.length).toBeGreaterThanOrEqual(finished.filter((r) => r.code === 0).length);
 
@@ -136,7 +136,8 @@ describe('CLI processes killed with SIGKILL', () => {
 
   it('uncommitted pages already written to the WAL are discarded when the store is next opened', async () => {
     const placed = await runAndKill(['place', ...orderArgs(), '--json'], {});
-    expect(placed.code).toBe(0);
+    // Its stderr with any failure: a run elsewhere once saw a place here exit 1, not reproduced.
+    expect(placed.code, placed.stderr).toBe(0);
     const killed = await runAndKill(['place', ...orderArgs({ '--quantity': '777' }), '--json'], { inWrite: true, spill: true });
     expect(killed.signal).toBe('SIGKILL');
     // The killed transaction's pages were in the WAL, without a commit record.
