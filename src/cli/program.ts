@@ -98,8 +98,7 @@ export function buildWhole(program: Command): void {
  * top-level command is registered with its name, summary, arguments and group (for `trade --help`,
  * did-you-mean and `trade help`), or only the command named first when there is one, and only the
  * one dispatched to gets its options, help texts, action and subcommands, just before commander
- * parses its arguments (issue 34). Without `argv`,
- * the whole tree (tests, the manual).
+ * parses its arguments (issue 34). Without `argv`, the whole tree (tests, the manual).
  */
 export function buildProgram(ctx: MutableContext, io: Io, argv?: readonly string[]): Command {
   const program = new Command('trade')

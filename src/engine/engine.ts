@@ -39,6 +39,7 @@ import { guardEngine, toStoreError } from './store-errors.js';
 import { createTrading } from './trading.js';
 import type { ClockClaim, ClockControl, ContractSettings, Engine, EngineOptions, OrderFilter, OrderListFilter, Page, Paged, PositionRecord, PricedPosition, ReplayBatch, ReplayGroup, Settled } from './types.js';
 import { monotonicMs } from '../common/monotonic.js';
+import { extended } from '../common/extended.js';
 
 /** How many different priced-positions reads are kept (accounts × filters); beyond, all are dropped. */
 const PRICED_READS_KEPT = 64;
@@ -145,9 +146,7 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
   const place = write((time, order: Order, injected?: PlaceInjection) => {
     const effects = newEffects();
     const record = placeOrder(core, { ...order, account: resolveAccount(order.account) }, 'client', time, effects, null, injected);
-    // Object.assign, not a spread then keys the source lacks: Node 20 takes a slow path for that
-    // (~2 µs against 0.4; issue 34), once an order.
-    return Object.assign({}, effects, { orderId: record.orderId, order: record });
+    return extended(effects, { orderId: record.orderId, order: record });
   });
 
   const reverse = write((time, order: Order) => {

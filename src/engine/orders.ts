@@ -16,6 +16,7 @@ import { nearestTicks, onTick, tickSizeOf } from './price-feed.js';
 import { assertOcoIdUsable, cancelWithGroup } from './oco.js';
 import { newOrderRow, type NewOrderRow, type OrderRow, type PositionRow, toOrder } from './queries.js';
 import type { Effects, OrderOrigin, OrderRecord } from './types.js';
+import { extended } from '../common/extended.js';
 
 /**
  * A price must be on its contract's tick grid (§3.1, §10); an instrument the contract table does
@@ -142,8 +143,7 @@ export function placeOrder(
   if (order.orderType === 'MARKET') {
     // Inserted already filled, and not read back: the engine knows what it wrote.
     const { price, commission } = fillTerms(core, { instrument: row.instrument, order_type: row.orderType, action: row.action, quantity: row.quantity }, last ?? null);
-    // Object.assign: a spread then a key the row lacks is Node 20's slow path (~2 µs; issue 34).
-    const seq = Number(core.q.insertFilledOrder.run(Object.assign({}, row, { fillPrice: price })).lastInsertRowid);
+    const seq = Number(core.q.insertFilledOrder.run(extended(row, { fillPrice: price })).lastInsertRowid);
     const filled = newOrderRow(row, seq, 'FILLED', price);
     const brackets = applyFill(core, filled, commission, time, effects);
     if (last !== undefined && brackets.length > 0) work(core, brackets.map((b) => ({ id: b.id, from: last })), last, time, effects);

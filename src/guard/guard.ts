@@ -32,6 +32,7 @@ import {
   type Refusal,
   type Rules,
 } from './rules.js';
+import { extended } from '../common/extended.js';
 
 export interface GuardOptions {
   rules: Rules;
@@ -123,12 +124,6 @@ export function intentOf(name: OperationName, args: unknown): Intent {
       return { operation: name, kind, account, instrument };
   }
 }
-
-/**
- * `{ ...source, ...more }` by Object.assign: the same keys in the same order, without the slow
- * path Node 20 takes for a spread followed by keys its source lacks (see intentOf).
- */
-const extended = <S extends object, M extends object>(source: S, more: M): S & M => Object.assign({}, source, more);
 
 /** An order that would reduce a position on the other side, if there is one. */
 const couldReduce = (intent: Intent) =>
