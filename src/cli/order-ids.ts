@@ -56,7 +56,7 @@ export async function idShortener(ctx: CommandContext, backend: Backend, ids: st
   let others = listed;
   if (backend.name === 'embedded' && service.length > 0) {
     const heads = [...new Set(service.map((id) => id.slice(0, MIN_SHOWN)))];
-    others = await using(await ctx.openEngine(), (engine) => engine.orderIdsByPrefix(heads, MIN_SHOWN).map((row) => row.orderId));
+    others = await using(await ctx.openEngine(), (engine) => engine.orderIdsByPrefix(heads).map((row) => row.orderId));
   }
   const short = uniquePrefixes(ids, others);
   return (id) => short.get(id) ?? id;
@@ -100,7 +100,7 @@ export async function resolveOrderId(
   if (backend.name === 'embedded') {
     return using(await ctx.openEngine(), (engine) => {
       if (engine.getOrder(id, account)) return id;
-      return chosen(id, engine.orderIdsByPrefix([id], id.length, account), command) ?? id;
+      return chosen(id, engine.orderIdsByPrefix([id], account), command) ?? id;
     });
   }
   if (account === undefined) return id;

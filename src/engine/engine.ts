@@ -33,7 +33,7 @@ import { readMinuteBars } from './minute-bars.js';
 import { loadCustomContracts, type PriceSourceKind, type PriceSourceParams, sourceOf, toSourceRecord } from './sources.js';
 import { allContracts, contractSpec, type ContractSpec } from '../service/contracts.js';
 import Database from 'better-sqlite3';
-import { type Db, openStore, SCHEMA_VERSION } from './store.js';
+import { type Db, openStore, SCHEMA_VERSION, TABLES_VERSION } from './store.js';
 import { releaseDb } from './sqlite.js';
 import { guardEngine, toStoreError } from './store-errors.js';
 import { createTrading } from './trading.js';
@@ -43,6 +43,12 @@ import { extended } from '../common/extended.js';
 
 /** How many different priced-positions reads are kept (accounts × filters); beyond, all are dropped. */
 const PRICED_READS_KEPT = 64;
+
+/** A prefix an order id may start with: one or more printable ASCII characters. */
+const PRINTABLE_ASCII = /^[\x21-\x7e]+$/;
+
+/** SQLite's BINARY order for ASCII text: the ORDER BY the prefix lookups had. */
+const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 export * from './types.js';
 export { DEFAULT_SOURCE, PRICE_SOURCES, type PriceSourceKind, type PriceSourceParams, type PriceSourceRecord } from './sources.js';
@@ -165,7 +171,7 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
 
   /** An order by the service's id: in the account when one is given, else the oldest with that id. */
   function findRow(orderId: string, accountName: string | undefined): OrderRow | undefined {
-    if (accountName === undefined) return q.ordersByOrderId.get(orderId);
+    if (accountName === undefined) return q.ordersByOrderId.get({ id: orderId });
     return q.orderByOrderId.get(resolveAccount(accountName), orderId);
   }
 
@@ -369,7 +375,10 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
     let tables: string[];
     try {
       const version = snapshot.pragma('user_version', { simple: true }) as number;
-      if (version !== SCHEMA_VERSION) throw new RejectedError(`the snapshot ${source} has schema ${version}; this store has ${SCHEMA_VERSION}`, { code: 'snapshot_schema' });
+      // A snapshot from before a migration that only changed indexes has the same tables: its
+      // rows go into this store's tables, under this store's indexes.
+      if (version < TABLES_VERSION || version > SCHEMA_VERSION)
+        throw new RejectedError(`the snapshot ${source} has schema ${version}; this store has ${SCHEMA_VERSION}`, { code: 'snapshot_schema' });
       tables = snapshot
         .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_stat%'")
         .all()
@@ -499,16 +508,21 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
       }
       return rows;
     },
-    orderIdsByPrefix(prefixes, length, account) {
+    orderIdsByPrefix(prefixes, account) {
       fresh();
-      if (prefixes.length === 0) return [];
-      // substr, not LIKE: `_` is a character an order id may have, and a wildcard to LIKE.
-      const sql = `SELECT DISTINCT order_id AS orderId, account FROM orders WHERE substr(order_id, 1, ?) IN (SELECT value FROM json_each(?))${
-        account === undefined ? '' : ' AND account = ?'
-      } ORDER BY order_id, account`;
-      const params: Array<string | number> = [length, JSON.stringify(prefixes)];
-      if (account !== undefined) params.push(resolveAccount(account));
-      return db.prepare<Array<string | number>, { orderId: string; account: string }>(sql).all(...params);
+      const inAccount = account === undefined ? undefined : resolveAccount(account);
+      const found = new Map<string, { orderId: string; account: string }>();
+      for (const prefix of prefixes) {
+        // Every id in the store is printable ASCII (§1.6: 32 hex digits, or a client's from a set
+        // of ASCII characters), so no id starts with anything else. The ids that start with
+        // `prefix` are those in [prefix, prefix with its last character the next one): a range
+        // of an index, never every row.
+        if (!PRINTABLE_ASCII.test(prefix)) continue;
+        const range = { from: prefix, to: prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1) };
+        const rows = inAccount === undefined ? q.orderIdsBetween.all(range) : q.orderIdsBetweenIn.all({ from: range.from, to: range.to, account: inAccount });
+        for (const row of rows) found.set(`${row.orderId}\n${row.account}`, row);
+      }
+      return [...found.values()].sort((a, b) => byCodeUnits(a.orderId, b.orderId) || byCodeUnits(a.account, b.account));
     },
     getOrder(orderId, account) {
       fresh();

@@ -7,11 +7,11 @@
 import { closeSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
+import { MIGRATIONS, SCHEMA_VERSION, TABLES_VERSION } from './migrations.js';
 import { retryBusy, useWal } from './sqlite.js';
 import { dataDirError, isBusy, newerStore, notADatabase, toStoreError } from './store-errors.js';
 
-export { isBusy, MIGRATIONS, SCHEMA_VERSION };
+export { isBusy, MIGRATIONS, SCHEMA_VERSION, TABLES_VERSION };
 
 export type Db = Database.Database;
 

@@ -329,10 +329,10 @@ export interface Engine {
   /** One order by the service's id; with an account, only in that account (else the oldest with that id). */
   getOrder(orderId: string, account?: string): OrderRecord | undefined;
   /**
-   * The service's order ids (with their accounts) whose first `length` characters are one of
-   * `prefixes`; with an account, only that account's. For prefix ids and unique short ids.
+   * The service's order ids (with their accounts) that start with one of `prefixes`, sorted by id
+   * then account; with an account, only that account's. For prefix ids and unique short ids.
    */
-  orderIdsByPrefix(prefixes: string[], length: number, account?: string): Array<{ orderId: string; account: string }>;
+  orderIdsByPrefix(prefixes: string[], account?: string): Array<{ orderId: string; account: string }>;
   /** One order by the engine's own id (`OrderRecord.id`, `parentOrderId`). */
   orderRecord(id: string): OrderRecord | undefined;
   listPositions(filter?: PositionFilter): PositionRecord[];

@@ -1,0 +1,219 @@
+/**
+ * Orders found by the service's id without their account, and by an id's prefix (migration 13):
+ * two indexed reads instead of every row of orders, with the answers the plain scans gave.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createEngine, type Engine } from '../../src/engine/engine.js';
+import { prepareQueries } from '../../src/engine/queries.js';
+import { MIGRATIONS, SCHEMA_VERSION, TABLES_VERSION } from '../../src/engine/store.js';
+import { RejectedError } from '../../src/common/errors.js';
+import { parseOrder } from '../../src/service/order.js';
+
+let dir: string;
+const file = () => join(dir, 'trade.db');
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'trade-lookup-'));
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const NOW = () => new Date('2025-09-01T14:00:00Z');
+
+function place(engine: Engine, account: string, orderId?: string) {
+  return engine.placeOrder(
+    parseOrder({ account, instrument: 'ES 09-25', action: 'BUY', quantity: 1, orderType: 'LIMIT', limitPrice: 4000, timeInForce: 'GTC', orderId }),
+  );
+}
+
+/** What the plain scans answered: every row of orders, read whole. */
+function scanned(path: string) {
+  const db = new Database(path, { readonly: true });
+  try {
+    return db.prepare('SELECT order_id AS orderId, account FROM orders ORDER BY seq').all() as Array<{ orderId: string; account: string }>;
+  } finally {
+    db.close();
+  }
+}
+
+const byIdThenAccount = (a: { orderId: string; account: string }, b: { orderId: string; account: string }) =>
+  a.orderId < b.orderId ? -1 : a.orderId > b.orderId ? 1 : a.account < b.account ? -1 : a.account > b.account ? 1 : 0;
+
+describe('an order by its id without the account', () => {
+  it("finds the oldest of a service id and a client's choice of the same id in another account", () => {
+    const made = 'c0ffee' + '0'.repeat(26);
+    const engine = createEngine(file(), { now: NOW, newOrderId: (() => { let n = 0; return () => (n++ === 0 ? made : `${n}`.padStart(32, 'f')); })() });
+    try {
+      engine.addAccount('Sim102');
+      place(engine, 'Sim101');
+      place(engine, 'Sim102', made);
+      place(engine, 'Sim102', 'ex-1');
+      place(engine, 'Sim101', 'ex-1');
+      expect(engine.getOrder(made)).toMatchObject({ orderId: made, account: 'Sim101' });
+      expect(engine.getOrder('ex-1')).toMatchObject({ orderId: 'ex-1', account: 'Sim102' });
+      expect(engine.getOrder('ex-1', 'Sim101')).toMatchObject({ orderId: 'ex-1', account: 'Sim101' });
+      expect(engine.getOrder('ex-2')).toBeUndefined();
+      expect(engine.orderIdsByPrefix(['c0ff'])).toEqual([
+        { orderId: made, account: 'Sim101' },
+        { orderId: made, account: 'Sim102' },
+      ]);
+      expect(engine.orderIdsByPrefix(['c0ff'], 'sim102')).toEqual([{ orderId: made, account: 'Sim102' }]);
+      expect(engine.orderIdsByPrefix(['ex-', 'c0ffee'])).toEqual([
+        { orderId: made, account: 'Sim101' },
+        { orderId: made, account: 'Sim102' },
+        { orderId: 'ex-1', account: 'Sim101' },
+        { orderId: 'ex-1', account: 'Sim102' },
+      ]);
+      // No id in the store starts with anything but printable ASCII.
+      expect(engine.orderIdsByPrefix(['', 'é', 'c0 f'])).toEqual([]);
+    } finally {
+      engine.close();
+    }
+  });
+
+  it('answers as a scan of every row would, on random stores of service and client ids', () => {
+    const hex = fc.array(fc.constantFrom('a', 'b', '0', '1'), { minLength: 32, maxLength: 32 }).map((c) => c.join(''));
+    const placement = fc.record({
+      account: fc.constantFrom('Sim101', 'Sim102'),
+      // undefined: the service makes the id; an index: a client takes the id the service made for
+      // an earlier order; else a client id of its own.
+      client: fc.option(fc.oneof(fc.nat(20), fc.constantFrom('ex-1', 'ex-2', 'a.b', 'ab01', 'ab:0', 'b_', 'b-')), { nil: undefined }),
+    });
+    fc.assert(
+      fc.property(fc.uniqueArray(hex, { minLength: 40, maxLength: 40 }), fc.array(placement, { maxLength: 30 }), fc.array(fc.string({ maxLength: 5 }), { maxLength: 4 }), (made, placements, strays) => {
+        rmSync(file(), { force: true });
+        const ids = [...made];
+        const engine = createEngine(file(), { now: NOW, newOrderId: () => ids.shift()! });
+        try {
+          engine.addAccount('Sim102');
+          const service: string[] = [];
+          for (const p of placements) {
+            const orderId = typeof p.client === 'number' ? service[p.client % Math.max(service.length, 1)] : p.client;
+            try {
+              const placed = place(engine, p.account, orderId);
+              if (orderId === undefined) service.push(placed.orderId);
+            } catch (error) {
+              // A client id already used in that account: refused, nothing placed.
+              if (!(error instanceof RejectedError)) throw error;
+            }
+          }
+          const rows = scanned(file());
+          const asked = [...new Set([...rows.map((r) => r.orderId), ...made.slice(-3), ...strays])];
+          for (const id of asked) {
+            const oldest = rows.find((r) => r.orderId === id);
+            const found = engine.getOrder(id);
+            expect(found && { orderId: found.orderId, account: found.account }).toEqual(oldest);
+          }
+          const prefixes = [...new Set([...asked.flatMap((id) => [1, 2, 4, 6].map((n) => id.slice(0, n))), ...strays])];
+          for (const account of [undefined, 'Sim101', 'Sim102']) {
+            for (const some of [prefixes, prefixes.slice(0, 3)]) {
+              const expected = [
+                ...new Map(
+                  rows
+                    .filter((r) => (account === undefined || r.account === account) && some.some((p) => /^[\x21-\x7e]+$/.test(p) && r.orderId.startsWith(p)))
+                    .map((r) => [`${r.orderId}\n${r.account}`, r]),
+                ).values(),
+              ].sort(byIdThenAccount);
+              expect(engine.orderIdsByPrefix(some, account)).toEqual(expected);
+            }
+          }
+        } finally {
+          engine.close();
+        }
+      }),
+      { seed: 20261128, numRuns: 40 },
+    );
+  });
+
+  it('reads through indexes, never every row of orders', () => {
+    createEngine(file(), { now: NOW }).close();
+    const db = new Database(file());
+    try {
+      const q = prepareQueries(db);
+      const plans = [
+        [q.ordersByOrderId, { id: 'x' }],
+        [q.orderIdsBetween, { from: 'ab', to: 'ac' }],
+        [q.orderIdsBetweenIn, { from: 'ab', to: 'ac', account: 'Sim101' }],
+      ] as const;
+      for (const [statement, params] of plans) {
+        const source = (statement as unknown as { source: string }).source;
+        const details = (db.prepare(`EXPLAIN QUERY PLAN ${source}`).all(params) as Array<{ detail: string }>).map((r) => r.detail);
+        expect(details.join(' | ')).toMatch(/USING (COVERING )?INDEX/);
+        expect(details.filter((d) => /^SCAN orders/.test(d))).toEqual([]);
+      }
+      // An order placed without a client id adds nothing to the index of client ids.
+      const partial = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'orders_by_client_order_id'").pluck().get() as string;
+      expect(partial).toMatch(/WHERE order_id <> id$/);
+    } finally {
+      db.close();
+    }
+  });
+});
+
+describe('migrations after TABLES_VERSION', () => {
+  it('only add or drop indexes, so a snapshot from TABLES_VERSION on has the same tables', () => {
+    expect(TABLES_VERSION).toBeLessThanOrEqual(SCHEMA_VERSION);
+    for (const migration of MIGRATIONS.slice(TABLES_VERSION)) {
+      const statements = migration.split(';').map((s) => s.trim()).filter(Boolean);
+      expect(statements.length).toBeGreaterThan(0);
+      for (const statement of statements) expect(statement).toMatch(/^(CREATE (UNIQUE )?INDEX|DROP INDEX) /);
+    }
+  });
+
+  it('a snapshot saved before migration 13 restores; one before TABLES_VERSION is refused', () => {
+    const engine = createEngine(file(), { now: NOW });
+    try {
+      place(engine, 'Sim101', 'ex-1');
+      const old = join(dir, 'v12.db');
+      engine.snapshotTo(old);
+      // What a trade of version 12 saved: the same tables, without the index migration 13 adds.
+      const db = new Database(old);
+      db.exec('DROP INDEX orders_by_client_order_id');
+      db.pragma(`user_version = ${TABLES_VERSION}`);
+      db.close();
+      place(engine, 'Sim101', 'ex-2');
+      engine.restoreFrom(old);
+      expect(engine.getOrder('ex-1')).toMatchObject({ orderId: 'ex-1', account: 'Sim101' });
+      expect(engine.getOrder('ex-2')).toBeUndefined();
+      const older = new Database(old);
+      older.pragma(`user_version = ${TABLES_VERSION - 1}`);
+      older.close();
+      expect(() => engine.restoreFrom(old)).toThrow(`has schema ${TABLES_VERSION - 1}; this store has ${SCHEMA_VERSION}`);
+      expect(engine.getOrder('ex-1')).toMatchObject({ orderId: 'ex-1' });
+    } finally {
+      engine.close();
+    }
+  });
+
+  it('migrates a store of version 12: its orders are found by id, a client id among them', () => {
+    const db = new Database(file());
+    for (const migration of MIGRATIONS.slice(0, 12)) db.exec(migration);
+    db.pragma('user_version = 12');
+    db.prepare("INSERT OR IGNORE INTO accounts (name, created_at) VALUES ('Sim101', '2025-08-01T14:00:00.000Z')").run();
+    const insert = db.prepare(
+      `INSERT INTO orders (id, order_id, account, instrument, action, quantity, order_type, time_in_force, state, created_at, updated_at)
+       VALUES (?, ?, 'Sim101', 'ES 09-25', 'BUY', 1, 'MARKET', 'DAY', 'FILLED', '2025-08-01T14:00:00.000Z', '2025-08-01T14:00:00.000Z')`,
+    );
+    insert.run('a'.repeat(32), 'mine-1');
+    insert.run('b'.repeat(32), 'b'.repeat(32));
+    db.close();
+    const engine = createEngine(file(), { now: NOW });
+    try {
+      expect(engine.getOrder('mine-1')).toMatchObject({ orderId: 'mine-1' });
+      expect(engine.getOrder('b'.repeat(32))).toMatchObject({ orderId: 'b'.repeat(32) });
+      expect(engine.getOrder('a'.repeat(32))).toBeUndefined();
+      expect(engine.orderIdsByPrefix(['mine', 'bbbb'])).toEqual([
+        { orderId: 'b'.repeat(32), account: 'Sim101' },
+        { orderId: 'mine-1', account: 'Sim101' },
+      ]);
+    } finally {
+      engine.close();
+    }
+  });
+});
