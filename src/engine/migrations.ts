@@ -225,13 +225,13 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX orders_day_working ON orders(created_at) WHERE state = 'WORKING' AND time_in_force = 'DAY';
   DELETE FROM sqlite_sequence WHERE name IN ('orders', 'fills');
   `,
-  // v10: the reason of an order a `trade serve` scenario rule rejects late (issue 22). While the
+  // 9: the reason of an order a `trade serve` scenario rule rejects late (issue 22). While the
   // order is WORKING with a reason it is held (never matched) until the rule's delay has passed;
   // CANCELLED with a reason reads as the service's `Rejected`.
   `
   ALTER TABLE orders ADD COLUMN reject_reason TEXT;
   `,
-  // One-minute bars of every instrument's last prices (issue 30), kept as prices arrive
+  // 10: one-minute bars of every instrument's last prices (issue 30), kept as prices arrive
   // (minute-bars.ts): the price history a report draws, small whatever the feed's rate. Each bar
   // starts at a whole UTC minute (`minute`, epoch ms). The ticks already stored become bars.
   `
@@ -252,7 +252,7 @@ export const MIGRATIONS: readonly string[] = [
     JOIN (SELECT instrument, minute, max(seq), price FROM m GROUP BY instrument, minute) AS l USING (instrument, minute)
     JOIN (SELECT instrument, minute, max(price) AS high, min(price) AS low, count(*) AS n FROM m GROUP BY instrument, minute) AS a USING (instrument, minute);
   `,
-  // v12: the session clock (issue 29). One row: while a replay drives the engine, the replayed
+  // 11: the session clock (issue 29). One row: while a replay drives the engine, the replayed
   // time every process sharing the store reads (src/service/session-clock.ts says what it
   // means), who drives it, and the control requests of `trade sandbox clock`.
   `
@@ -276,7 +276,7 @@ export const MIGRATIONS: readonly string[] = [
   );
   INSERT INTO session_clock (id) VALUES (1);
   `,
-  // v13: an order found by the service's id without its account (`trade cancel ID` without
+  // 12: an order found by the service's id without its account (`trade cancel ID` without
   // `--account`) read every row of orders, and so did an id's prefix (the short ids `trade orders`
   // shows at a terminal): the only index with order_id leads with the account. An id the service
   // made is the order's own `id` (order_id = id), indexed already; this indexes the others, the
@@ -295,4 +295,4 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
  * it (a test holds the migrations after it to that). Move it up with any migration that changes a
  * table.
  */
-export const TABLES_VERSION = 12;
+export const TABLES_VERSION = 11;

@@ -281,7 +281,7 @@ export function prepareQueries(db: Db) {
     /**
      * By the service's id in any account, the oldest. The rows with that order_id are the one the
      * service made (order_id = id, found by id's own index) and those whose client chose it
-     * (orders_by_client_order_id): two indexed reads, never every row (migration 13).
+     * (orders_by_client_order_id): two indexed reads, never every row (migration 12).
      */
     ordersByOrderId: () =>
       prepare<[{ id: string }], OrderRow>(

@@ -1,5 +1,5 @@
 /**
- * Orders found by the service's id without their account, and by an id's prefix (migration 13):
+ * Orders found by the service's id without their account, and by an id's prefix (migration 12):
  * two indexed reads instead of every row of orders, with the answers the plain scans gave.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -166,13 +166,13 @@ describe('migrations after TABLES_VERSION', () => {
     }
   });
 
-  it('a snapshot saved before migration 13 restores; one before TABLES_VERSION is refused', () => {
+  it('a snapshot saved before migration 12 restores; one before TABLES_VERSION is refused', () => {
     const engine = createEngine(file(), { now: NOW });
     try {
       place(engine, 'Sim101', 'ex-1');
-      const old = join(dir, 'v12.db');
+      const old = join(dir, 'v11.db');
       engine.snapshotTo(old);
-      // What a trade of version 12 saved: the same tables, without the index migration 13 adds.
+      // What a trade of version 11 saved: the same tables, without the index migration 12 adds.
       const db = new Database(old);
       db.exec('DROP INDEX orders_by_client_order_id');
       db.pragma(`user_version = ${TABLES_VERSION}`);
@@ -191,10 +191,10 @@ describe('migrations after TABLES_VERSION', () => {
     }
   });
 
-  it('migrates a store of version 12: its orders are found by id, a client id among them', () => {
+  it('migrates a store of version 11: its orders are found by id, a client id among them', () => {
     const db = new Database(file());
-    for (const migration of MIGRATIONS.slice(0, 12)) db.exec(migration);
-    db.pragma('user_version = 12');
+    for (const migration of MIGRATIONS.slice(0, 11)) db.exec(migration);
+    db.pragma('user_version = 11');
     db.prepare("INSERT OR IGNORE INTO accounts (name, created_at) VALUES ('Sim101', '2025-08-01T14:00:00.000Z')").run();
     const insert = db.prepare(
       `INSERT INTO orders (id, order_id, account, instrument, action, quantity, order_type, time_in_force, state, created_at, updated_at)
