@@ -276,14 +276,16 @@ export const MIGRATIONS: readonly string[] = [
   );
   INSERT INTO session_clock (id) VALUES (1);
   `,
-  // 12: an order found by the service's id without its account (`trade cancel ID` without
-  // `--account`) read every row of orders, and so did an id's prefix (the short ids `trade orders`
-  // shows at a terminal): the only index with order_id leads with the account. An id the service
-  // made is the order's own `id` (order_id = id), indexed already; this indexes the others, the
-  // ids clients chose, and only them, so an order placed without one writes no more index than
-  // before (issue 34).
+  // 12: reads that went through every row of orders (issue 34). An order found by the service's
+  // id without its account (`trade cancel ID` without `--account`), and an id's prefix (the short
+  // ids `trade orders` shows at a terminal): the only index with order_id leads with the account.
+  // An id the service made is the order's own `id` (order_id = id), indexed already; the first
+  // index holds the others, the ids clients chose, and only them. An ATM entry's brackets
+  // (CloseStrategy): the second holds the orders that have a parent, and only them. So an order
+  // placed without a client id or a parent writes no more index than before.
   `
   CREATE INDEX orders_by_client_order_id ON orders(order_id) WHERE order_id <> id;
+  CREATE INDEX orders_by_parent ON orders(parent_id) WHERE parent_id IS NOT NULL;
   `,
 ];
 

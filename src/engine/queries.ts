@@ -371,9 +371,13 @@ export function prepareQueries(db: Db) {
     /** Working orders of an account, oldest first. */
     workingOfAccount: () => prepare<[string], OrderRow>(`SELECT * FROM orders WHERE account = ? AND state = 'WORKING' ORDER BY seq`),
     /** Every working order, oldest first. */
-    working: () => prepare<[], OrderRow>(`SELECT * FROM orders WHERE state = 'WORKING' ORDER BY seq`),
-    /** An ATM entry's brackets. */
-    bracketsOf: () => prepare<[string], OrderRow>('SELECT * FROM orders WHERE parent_id = ? ORDER BY seq'),
+    // INDEXED BY: with no statistics, SQLite reads the whole table in seq order rather than the
+    // index of working orders then sorts them; on a store of a million orders that is ~150 ms in
+    // every Flatten and CancelOrders, against ~0.01 ms (issue 34). It is also a check: a statement
+    // whose index cannot serve it fails when it is prepared.
+    working: () => prepare<[], OrderRow>(`SELECT * FROM orders INDEXED BY orders_working WHERE state = 'WORKING' ORDER BY seq`),
+    /** An ATM entry's brackets (orders_by_parent, migration 12). */
+    bracketsOf: () => prepare<[string], OrderRow>('SELECT * FROM orders INDEXED BY orders_by_parent WHERE parent_id = ? ORDER BY seq'),
     changeOrder: () => prepare<[number, number | null, number | null, number | null, number | null, string, string]>(
       `UPDATE orders SET quantity = ?, limit_price = ?, stop_price = ?,
          limit_price_changed = coalesce(?, limit_price_changed), stop_price_changed = coalesce(?, stop_price_changed), updated_at = ?
@@ -418,7 +422,7 @@ export function prepareQueries(db: Db) {
       `SELECT MIN(created_at) AS oldest FROM orders WHERE state = 'WORKING' AND instrument >= ? AND instrument < ? AND time_in_force = 'DAY'`,
     ),
     workingDay: () => prepare<[], OrderRow>(
-      `SELECT * FROM orders WHERE state = 'WORKING' AND time_in_force = 'DAY' ORDER BY seq`,
+      `SELECT * FROM orders INDEXED BY orders_day_working WHERE state = 'WORKING' AND time_in_force = 'DAY' ORDER BY seq`,
     ),
     ocoGroup: () => prepare<[string, string], OrderRow>('SELECT * FROM orders WHERE account = ? AND oco_id = ? ORDER BY seq'),
     price: () => prepare<[string], { price: number }>('SELECT price FROM prices WHERE instrument = ?'),
