@@ -17,6 +17,7 @@ import { cancelWithGroup } from './oco.js';
 import { assertOnTick, closeOpenPosition, type PlaceInjection, placeOrder } from './orders.js';
 import {
   type FillRow,
+  orderListQuery,
   type OrderRow,
   type PositionRow,
   type Prepared,
@@ -292,15 +293,15 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
   /** The last priced-positions read per text and parameters, with the store state it was read in. */
   const pricedRead = new Map<string, { state: string; rows: PricedPosition[] }>();
 
+  /** The statements of order lists, by text (orderListQuery: a few forms). */
+  const orderStatements = new Map<string, Database.Statement<string[], OrderRow>>();
+
   function orderRows(filter: OrderListFilter, page?: Page): OrderRow[] {
     fresh();
-    const { sql, params } = filter.activeOnly
-      ? where(filter, ["state = 'WORKING'"])
-      : filter.activeOrSince !== undefined
-        ? where(filter, ["(state = 'WORKING' OR updated_at >= ?)"], '', [filter.activeOrSince])
-        : where(filter);
-    const tail = page ? pageSql(page, 'seq', sql) : ' ORDER BY seq';
-    return db.prepare<string[], OrderRow>(`SELECT * FROM orders${sql}${tail}`).all(...params);
+    const { text, params } = orderListQuery(filter.account === undefined ? filter : { ...filter, account: resolveAccount(filter.account) }, page);
+    let statement = orderStatements.get(text);
+    if (!statement) orderStatements.set(text, (statement = db.prepare<string[], OrderRow>(text)));
+    return statement.all(...params);
   }
 
   function fillRows(filter: OrderFilter & { since?: string }, page?: Page): FillRow[] {

@@ -282,10 +282,13 @@ export const MIGRATIONS: readonly string[] = [
   // An id the service made is the order's own `id` (order_id = id), indexed already; the first
   // index holds the others, the ids clients chose, and only them. An ATM entry's brackets
   // (CloseStrategy): the second holds the orders that have a parent, and only them. So an order
-  // placed without a client id or a parent writes no more index than before.
+  // placed without a client id or a parent writes no more to them. The third, the orders changed
+  // since a time (GetOrders: the working orders and those of the trading day), is written by
+  // every order, at its end: the times only grow.
   `
   CREATE INDEX orders_by_client_order_id ON orders(order_id) WHERE order_id <> id;
   CREATE INDEX orders_by_parent ON orders(parent_id) WHERE parent_id IS NOT NULL;
+  CREATE INDEX orders_by_update ON orders(updated_at);
   `,
 ];
 

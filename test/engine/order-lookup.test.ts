@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../../src/engine/engine.js';
-import { prepareQueries } from '../../src/engine/queries.js';
+import { orderListQuery, prepareQueries } from '../../src/engine/queries.js';
 import { MIGRATIONS, SCHEMA_VERSION, TABLES_VERSION } from '../../src/engine/store.js';
 import { RejectedError } from '../../src/common/errors.js';
 import { parseOrder } from '../../src/service/order.js';
@@ -190,6 +190,98 @@ describe('an order by its id without the account', () => {
     } finally {
       db.close();
     }
+  });
+});
+
+describe('lists of orders', () => {
+  const FORMS = [
+    {},
+    { account: 'Sim101' },
+    { instrument: 'ES 09-25' },
+    { account: 'Sim101', activeOnly: true },
+    { activeOnly: true, instrument: 'NQ 09-25' },
+    { account: 'Sim101', activeOrSince: '2025-09-02T00:00:00.000Z' },
+    { activeOrSince: '2025-09-02T00:00:00.000Z', instrument: 'ES 09-25' },
+  ];
+
+  it('read the working orders and the changed ones through their indexes, never orders_by_order_id', () => {
+    createEngine(file(), { now: NOW }).close();
+    const db = new Database(file());
+    try {
+      for (const filter of FORMS) {
+        for (const page of [undefined, { limit: 10 }, { limit: 10, after: 7 }]) {
+          const { text, params } = orderListQuery(filter, page);
+          const details = (db.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...params) as Array<{ detail: string }>).map((r) => r.detail).join(' | ');
+          expect(details, text).not.toContain('orders_by_order_id');
+          // The working orders are few, and sorted; any other list comes in seq order, read up to the page's end.
+          if (filter.activeOnly) expect(details, text).toMatch(/^(SCAN|SEARCH) orders USING INDEX orders_working/);
+          else expect(details, text).not.toContain('TEMP B-TREE FOR ORDER BY');
+          if (filter.activeOnly) continue;
+          if (filter.activeOrSince) expect(details, text).toMatch(/COVERING INDEX orders_working .*COVERING INDEX orders_by_update \(updated_at>\?\)/);
+          else expect(details, text).toMatch(/^(SCAN orders|SEARCH orders USING INTEGER PRIMARY KEY \(rowid>\?\))$/);
+        }
+      }
+    } finally {
+      db.close();
+    }
+  });
+
+  it('answer as a filter of every row would, page by page, on random days of orders', () => {
+    const step = fc.record({
+      account: fc.constantFrom('Sim101', 'sim102'),
+      instrument: fc.constantFrom('ES 09-25', 'NQ 09-25'),
+      kind: fc.constantFrom('market', 'limit', 'limit', 'cancel'),
+      hours: fc.nat(30),
+    });
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 40 }), fc.integer({ min: 1, max: 7 }), (steps, limit) => {
+        rmSync(file(), { force: true });
+        let now = Date.parse('2025-09-01T14:00:00Z');
+        const engine = createEngine(file(), { now: () => new Date(now) });
+        try {
+          engine.addAccount('Sim102');
+          engine.setPrice('ES 09-25', 5000);
+          engine.setPrice('NQ 09-25', 20000);
+          for (const s of steps) {
+            now += s.hours * 3_600_000;
+            if (s.kind === 'cancel') {
+              const working = engine.listOrders({ account: s.account, activeOnly: true });
+              if (working.length > 0) engine.cancelOrder(s.account, working[0]!.orderId);
+              continue;
+            }
+            engine.placeOrder(
+              parseOrder({ account: s.account, instrument: s.instrument, action: 'BUY', quantity: 1, orderType: s.kind === 'market' ? 'MARKET' : 'LIMIT', limitPrice: s.kind === 'market' ? undefined : 100, timeInForce: 'GTC' }),
+            );
+          }
+          const db = new Database(file(), { readonly: true });
+          const rows = db.prepare('SELECT order_id AS orderId, account, instrument, state, updated_at FROM orders ORDER BY seq').all() as Array<{ orderId: string; account: string; instrument: string; state: string; updated_at: string }>;
+          db.close();
+          const since = new Date(now - 40 * 3_600_000).toISOString();
+          for (const form of FORMS) {
+            const filter = form.activeOrSince === undefined ? form : { ...form, activeOrSince: since };
+            const expected = rows
+              .filter((r) => filter.account === undefined || r.account === 'Sim101')
+              .filter((r) => filter.instrument === undefined || r.instrument === filter.instrument)
+              .filter((r) => !filter.activeOnly || r.state === 'WORKING')
+              .filter((r) => filter.activeOrSince === undefined || r.state === 'WORKING' || r.updated_at >= filter.activeOrSince)
+              .map((r) => r.orderId);
+            expect(engine.listOrders(filter).map((o) => o.orderId)).toEqual(expected);
+            const paged: string[] = [];
+            let cursor: number | undefined;
+            for (let n = 0; n < 60; n++) {
+              const { items, next } = engine.pageOrders(filter, { limit, after: cursor });
+              paged.push(...items.map((o) => o.orderId));
+              if (next === undefined) break;
+              cursor = next;
+            }
+            expect(paged).toEqual(expected);
+          }
+        } finally {
+          engine.close();
+        }
+      }),
+      { seed: 20261128, numRuns: 30 },
+    );
   });
 });
 
