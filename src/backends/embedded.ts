@@ -40,7 +40,7 @@ export function embeddedBackendOn(engine: Engine): EmbeddedBackend {
           .reduce((sum, o) => sum + Math.max(0, o.quantity - o.filledQuantity), 0),
       dayPnl(account) {
         const unrealized = engine.listPositions({ account }).reduce((sum, p) => sum + positionObject(engine, p).unrealizedProfitLoss, 0);
-        return engine.accountMoney(account).realizedToday + unrealized;
+        return engine.accountMoneyToday(account).realizedToday + unrealized;
       },
       now: () => engine.now(),
     },

@@ -16,8 +16,11 @@ export interface WriteCache {
   settings: Map<string, Pick<ContractSettingRow, 'commission' | 'slippage_ticks'> | null>;
   /** Keyed `account\u0000instrument`. */
   positions: Map<string, PositionRow | null>;
-  /** Per account: realized P&L (points) and commissions per instrument, in total and since `dayStart`. */
-  money: Map<string, { dayStart: string; rows: Map<string, MoneyRow> }>;
+  /**
+   * Per account: realized P&L (points) and commissions per instrument since `dayStart`, and in
+   * total when `whole` (else only the day's were read, and the totals mean nothing).
+   */
+  money: Map<string, { dayStart: string; whole: boolean; rows: Map<string, MoneyRow> }>;
   /** The earliest session end (ms) of the working DAY orders, Infinity with none; undefined: not known. */
   dayExpiry: number | undefined;
   /** Per instrument, what price moves reach its working orders (prices.ts); dropped by any other write. */

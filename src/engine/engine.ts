@@ -17,6 +17,7 @@ import { cancelWithGroup } from './oco.js';
 import { assertOnTick, closeOpenPosition, type PlaceInjection, placeOrder } from './orders.js';
 import {
   type FillRow,
+  fillListQuery,
   orderListQuery,
   type OrderRow,
   type PositionRow,
@@ -281,13 +282,6 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
     return { sql: clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '', params };
   }
 
-  /** ` AND seq > ? … LIMIT ?` for a page: one row more than the page, to know whether more remain. */
-  function pageSql(page: Page | undefined, column: string, sql: string): string {
-    if (!page) return '';
-    const after = page.after === undefined ? '' : `${sql ? ' AND' : ' WHERE'} ${column} > ${Math.trunc(page.after)}`;
-    return `${after} ORDER BY ${column} LIMIT ${Math.trunc(page.limit) + 1}`;
-  }
-
   const positionStatements = new Map<string, Database.Statement<string[], PositionRow>>();
   const pricedStatements = new Map<string, Database.Statement<string[], PricedPositionRow>>();
   /** The last priced-positions read per text and parameters, with the store state it was read in. */
@@ -304,12 +298,14 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
     return statement.all(...params);
   }
 
+  /** The statements of fill lists, by text (fillListQuery: a few forms). */
+  const fillStatements = new Map<string, Database.Statement<string[], FillRow>>();
+
   function fillRows(filter: OrderFilter & { since?: string }, page?: Page): FillRow[] {
-    const { sql, params } = filter.since === undefined ? where(filter, [], 'f.') : where(filter, ['f.time >= ?'], 'f.', [filter.since]);
-    const columns =
-      'f.seq, f.execution_id, o.order_id, f.account, f.instrument, f.action, f.quantity, f.price, f.time, o.order_type, o.origin, f.position_after, f.realized, f.commission';
-    const tail = page ? pageSql(page, 'f.seq', sql) : ' ORDER BY f.seq';
-    return db.prepare<string[], FillRow>(`SELECT ${columns} FROM fills f JOIN orders o ON o.id = f.order_id${sql}${tail}`).all(...params);
+    const { text, params } = fillListQuery(filter.account === undefined ? filter : { ...filter, account: resolveAccount(filter.account) }, page);
+    let statement = fillStatements.get(text);
+    if (!statement) fillStatements.set(text, (statement = db.prepare<string[], FillRow>(text)));
+    return statement.all(...params);
   }
 
   function paged<R extends { seq: number }, T>(rows: R[], page: Page, to: (row: R) => T): Paged<T> {
@@ -453,6 +449,7 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
     ticks: (instrument, from, to) => market.ticks(instrument, from, to),
     minuteBars: (instrument, from, to) => readMinuteBars(q, instrument, from, to),
     accountMoney: (account) => market.money(resolveAccount(account), clock(), core.cache),
+    accountMoneyToday: (account) => market.moneyToday(resolveAccount(account), clock(), core.cache),
     contractSettings: () => q.contractSettings.all().map(toSettings),
     setContractSettings,
     contracts,

@@ -57,10 +57,17 @@ export function createMarket(db: Db) {
       'SELECT price FROM ticks WHERE instrument = ? AND time < ? ORDER BY time DESC, seq DESC LIMIT 1',
     ),
     priceRow: () => db.prepare<[string], { price: number; updatedAt: string }>('SELECT price, updated_at AS updatedAt FROM prices WHERE instrument = ?'),
+    // Every fill of the account: the table read in order (NOT INDEXED), not fills_by_account_time's
+    // account prefix, which would read each fill's row at random.
     realized: () => db.prepare<[string, string, string], { instrument: string; total: number; today: number; commission: number; commissionToday: number }>(
       `SELECT instrument, sum(realized) AS total, sum(CASE WHEN time >= ? THEN realized ELSE 0 END) AS today,
          sum(commission) AS commission, sum(CASE WHEN time >= ? THEN commission ELSE 0 END) AS commissionToday
-       FROM fills WHERE account = ? GROUP BY instrument`,
+       FROM fills NOT INDEXED WHERE account = ? GROUP BY instrument`,
+    ),
+    /** The fills of the trading day only (fills_by_account_time, migration 12). */
+    realizedToday: () => db.prepare<[string, string], { instrument: string; today: number; commissionToday: number }>(
+      `SELECT instrument, sum(realized) AS today, sum(commission) AS commissionToday
+       FROM fills INDEXED BY fills_by_account_time WHERE account = ? AND time >= ? GROUP BY instrument`,
     ),
   });
 
@@ -98,11 +105,30 @@ export function createMarket(db: Db) {
       const dayStart = tradingDayStart(now).toISOString();
       cache.sync();
       let kept = cache.money.get(account);
-      if (kept?.dayStart !== dayStart) {
-        kept = { dayStart, rows: new Map(q.realized.all(dayStart, dayStart, account).map((r) => [r.instrument, { ...r }])) };
+      if (kept?.dayStart !== dayStart || !kept.whole) {
+        kept = { dayStart, whole: true, rows: new Map(q.realized.all(dayStart, dayStart, account).map((r) => [r.instrument, { ...r }])) };
         cache.money.set(account, kept);
       }
       return sumMoney([...kept.rows.entries()]);
+    },
+
+    /**
+     * An account's realized P&L and commissions of the current trading day, in money: what the
+     * guard's daily-loss rule reads before each order. From what is kept when it is, else from the
+     * day's fills alone (an index range), never every fill of the account's history: a `trade
+     * place` with the rule on a store of 300,000 fills read them all (~250 ms, issue 34).
+     */
+    moneyToday(account: string, now: Date, cache: WriteCache): Pick<AccountMoney, 'realizedToday' | 'commissionToday'> {
+      const dayStart = tradingDayStart(now).toISOString();
+      cache.sync();
+      let kept = cache.money.get(account);
+      if (kept?.dayStart !== dayStart) {
+        const rows = q.realizedToday.all(account, dayStart).map((r): [string, MoneyRow] => [r.instrument, { total: Number.NaN, today: r.today, commission: Number.NaN, commissionToday: r.commissionToday }]);
+        kept = { dayStart, whole: false, rows: new Map(rows) };
+        cache.money.set(account, kept);
+      }
+      const { realizedToday, commissionToday } = sumMoney([...kept.rows.entries()]);
+      return { realizedToday, commissionToday };
     },
   };
 }

@@ -276,19 +276,21 @@ export const MIGRATIONS: readonly string[] = [
   );
   INSERT INTO session_clock (id) VALUES (1);
   `,
-  // 12: reads that went through every row of orders (issue 34). An order found by the service's
-  // id without its account (`trade cancel ID` without `--account`), and an id's prefix (the short
-  // ids `trade orders` shows at a terminal): the only index with order_id leads with the account.
-  // An id the service made is the order's own `id` (order_id = id), indexed already; the first
-  // index holds the others, the ids clients chose, and only them. An ATM entry's brackets
+  // 12: reads that went through every order or every fill (issue 34). An order found by the
+  // service's id without its account (`trade cancel ID` without `--account`), and an id's prefix
+  // (the short ids `trade orders` shows at a terminal): the only index with order_id leads with the
+  // account. An id the service made is the order's own `id` (order_id = id), indexed already; the
+  // first index holds the others, the ids clients chose, and only them. An ATM entry's brackets
   // (CloseStrategy): the second holds the orders that have a parent, and only them. So an order
-  // placed without a client id or a parent writes no more to them. The third, the orders changed
-  // since a time (GetOrders: the working orders and those of the trading day), is written by
-  // every order, at its end: the times only grow.
+  // placed without a client id or a parent writes no more to them. The third, the orders by their
+  // last change (GetOrders: the working orders and those of the trading day), and the fourth, an
+  // account's fills by time (the day's realized P&L the guard's daily-loss rule reads), are written
+  // by every order and fill, at their end: the times only grow.
   `
   CREATE INDEX orders_by_client_order_id ON orders(order_id) WHERE order_id <> id;
   CREATE INDEX orders_by_parent ON orders(parent_id) WHERE parent_id IS NOT NULL;
   CREATE INDEX orders_by_update ON orders(updated_at);
+  CREATE INDEX fills_by_account_time ON fills(account, time);
   `,
 ];
 

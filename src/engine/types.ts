@@ -302,6 +302,8 @@ export interface Engine {
   /** The one-minute bars of an instrument's prices whose minute starts in [from, to] (epoch ms), oldest first. */
   minuteBars(instrument: string, from: number, to: number): MinuteBar[];
   accountMoney(account: string): AccountMoney;
+  /** The realized P&L and commissions of the current trading day alone (the day's fills only). */
+  accountMoneyToday(account: string): Pick<AccountMoney, 'realizedToday' | 'commissionToday'>;
   /** The roots with a commission or slippage set, and setting them (0 and 0 removes nothing: it records 0). */
   contractSettings(): ContractSettings[];
   setContractSettings(root: string, change: { commission?: number; slippageTicks?: number }): ContractSettings;

@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../../src/engine/engine.js';
-import { orderListQuery, prepareQueries } from '../../src/engine/queries.js';
+import { fillListQuery, orderListQuery, prepareQueries } from '../../src/engine/queries.js';
 import { MIGRATIONS, SCHEMA_VERSION, TABLES_VERSION } from '../../src/engine/store.js';
 import { RejectedError } from '../../src/common/errors.js';
 import { parseOrder } from '../../src/service/order.js';
@@ -283,6 +283,120 @@ describe('lists of orders', () => {
       }),
       { seed: 20261128, numRuns: 30 },
     );
+  });
+});
+
+describe("lists of fills, and the day's money", () => {
+  /** A store whose fills span several days: MARKET orders in two accounts and instruments, the clock moving on by hours. */
+  function tradedDays(steps: Array<{ account: string; instrument: string; sell: boolean; hours: number }>) {
+    rmSync(file(), { force: true });
+    let now = Date.parse('2025-09-01T14:00:00Z');
+    const engine = createEngine(file(), { now: () => new Date(now) });
+    engine.addAccount('Sim102');
+    engine.setPrice('ES 09-25', 5000);
+    engine.setPrice('NQ 09-25', 20000);
+    steps.forEach((s, i) => {
+      now += s.hours * 3_600_000;
+      engine.setPrice(s.instrument, (s.instrument === 'ES 09-25' ? 5000 : 20000) + (i % 7) - 3);
+      engine.placeOrder(parseOrder({ account: s.account, instrument: s.instrument, action: s.sell ? 'SELL' : 'BUY', quantity: 1 + (i % 3), orderType: 'MARKET', timeInForce: 'DAY' }));
+    });
+    return { engine, now: () => now, later: (hours: number) => (now += hours * 3_600_000) };
+  }
+  const trade = fc.record({
+    account: fc.constantFrom('Sim101', 'Sim102'),
+    instrument: fc.constantFrom('ES 09-25', 'NQ 09-25'),
+    sell: fc.boolean(),
+    hours: fc.constantFrom(0, 1, 5, 20),
+  });
+
+  it('read the fills since a time through fills_by_account_time, and any other list in seq order', () => {
+    createEngine(file(), { now: NOW }).close();
+    const db = new Database(file());
+    try {
+      for (const filter of [{}, { account: 'Sim101' }, { instrument: 'ES 09-25' }, { since: '2025-09-01' }, { account: 'Sim101', since: '2025-09-01' }, { account: 'Sim101', instrument: 'NQ 09-25', since: '2025-09-01' }]) {
+        for (const page of [undefined, { limit: 10, after: 3 }]) {
+          const { text, params } = fillListQuery(filter, page);
+          const details = (db.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...params) as Array<{ detail: string }>).map((r) => r.detail).join(' | ');
+          expect(details, text).not.toContain('TEMP B-TREE');
+          if (filter.account !== undefined && filter.since !== undefined) expect(details, text).toContain('COVERING INDEX fills_by_account_time (account=? AND time>?)');
+          else expect(details, text).toMatch(/^(SCAN f|SEARCH f USING INTEGER PRIMARY KEY \(rowid>\?\)) \| SEARCH o USING INDEX sqlite_autoindex_orders_1 \(id=\?\)$/);
+        }
+      }
+    } finally {
+      db.close();
+    }
+  });
+
+  it('answer as a filter of every fill would, page by page; the day\'s money is the whole read\'s, either read first', () => {
+    fc.assert(
+      fc.property(fc.array(trade, { minLength: 1, maxLength: 30 }), fc.integer({ min: 1, max: 5 }), fc.boolean(), (steps, limit, todayFirst) => {
+        const { engine } = tradedDays(steps);
+        try {
+          const db = new Database(file(), { readonly: true });
+          const fills = db.prepare('SELECT execution_id AS executionId, account, instrument, time FROM fills ORDER BY seq').all() as Array<{ executionId: string; account: string; instrument: string; time: string }>;
+          db.close();
+          const since = fills[fills.length >> 1]!.time;
+          for (const filter of [{}, { account: 'sim102' }, { since }, { account: 'Sim101', since }, { account: 'Sim102', instrument: 'NQ 09-25', since }]) {
+            const expected = fills
+              .filter((f) => filter.account === undefined || f.account === filter.account.replace('sim', 'Sim'))
+              .filter((f) => !('instrument' in filter) || f.instrument === filter.instrument)
+              .filter((f) => filter.since === undefined || f.time >= filter.since)
+              .map((f) => f.executionId);
+            expect(engine.listFills(filter).map((f) => f.executionId)).toEqual(expected);
+            const paged: string[] = [];
+            let cursor: number | undefined;
+            for (let n = 0; n < 40; n++) {
+              const { items, next } = engine.pageFills(filter, { limit, after: cursor });
+              paged.push(...items.map((f) => f.executionId));
+              if (next === undefined) break;
+              cursor = next;
+            }
+            expect(paged).toEqual(expected);
+          }
+          for (const account of ['Sim101', 'Sim102']) {
+            const today = todayFirst ? engine.accountMoneyToday(account) : undefined;
+            const whole = engine.accountMoney(account);
+            const after = engine.accountMoneyToday(account);
+            expect(Number.isFinite(whole.realizedTotal) && Number.isFinite(whole.commissionTotal)).toBe(true);
+            for (const day of today ? [today, after] : [after]) {
+              expect(day.realizedToday).toBeCloseTo(whole.realizedToday, 6);
+              expect(day.commissionToday).toBeCloseTo(whole.commissionToday, 6);
+            }
+          }
+        } finally {
+          engine.close();
+        }
+      }),
+      { seed: 20261128, numRuns: 30 },
+    );
+  });
+
+  it("the day's money read first follows this process's next fills, and a new trading day", () => {
+    const { engine, now, later } = tradedDays([
+      { account: 'Sim101', instrument: 'ES 09-25', sell: false, hours: 0 },
+      { account: 'Sim101', instrument: 'ES 09-25', sell: false, hours: 1 },
+    ]);
+    try {
+      const before = engine.accountMoneyToday('Sim101');
+      engine.setPrice('ES 09-25', 5010);
+      engine.placeOrder(parseOrder({ account: 'Sim101', instrument: 'ES 09-25', action: 'SELL', quantity: 3, orderType: 'MARKET', timeInForce: 'DAY' }));
+      const day = engine.accountMoneyToday('Sim101');
+      // What another process reads from the store, whole.
+      const other = createEngine(file(), { now: () => new Date(now()) });
+      try {
+        const whole = other.accountMoney('Sim101');
+        expect(day.realizedToday).toBeCloseTo(whole.realizedToday, 6);
+        expect(day.commissionToday).toBeCloseTo(whole.commissionToday, 6);
+      } finally {
+        other.close();
+      }
+      // Bought 1 at 4997 and 2 at 4998, sold 3 at 5010: 37 points, $50 each.
+      expect(day.realizedToday - before.realizedToday).toBeCloseTo(37 * 50, 6);
+      later(48);
+      expect(engine.accountMoneyToday('Sim101')).toEqual({ realizedToday: 0, commissionToday: 0 });
+    } finally {
+      engine.close();
+    }
   });
 });
 
