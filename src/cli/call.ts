@@ -4,6 +4,7 @@
  * the service's body (`--json`) or as lines for a person.
  */
 import type { Backend, CallResult } from '../backends/types.js';
+import { appendAll } from '../common/arrays.js';
 import { parseAll, RejectedError, UsageError } from '../common/errors.js';
 import { parseAccountName } from '../service/order.js';
 import type { ArgsOf, OperationName } from '../service/operations.js';
@@ -60,7 +61,7 @@ export async function allPages<K extends Paged>(backend: Backend, name: K, args:
   for (let pages = 1; cursor !== undefined; pages++) {
     if (pages >= MAX_PAGES) throw new RejectedError(`The service sent more than ${MAX_PAGES} pages of ${key}; stopped reading.`);
     const result = await backend.call(name, { ...args, cursor });
-    items.push(...((result.value as unknown as Record<string, unknown[]>)[key] ?? []));
+    appendAll(items, (result.value as unknown as Record<string, unknown[]>)[key] ?? []);
     const next = nextCursorOf(result.body);
     // A cursor that does not move would loop for ever.
     if (next !== undefined && next === cursor) throw new RejectedError(`The service sent the same page of ${key} twice; stopped reading.`);

@@ -8,6 +8,7 @@ import type { MoneyRow, WriteCache } from './cache.js';
 import { contractSpec } from '../service/contracts.js';
 import type { Db } from './store.js';
 import { lazily } from '../common/lazily.js';
+import { maxOf, minOf } from '../common/arrays.js';
 
 /** Every simulation account starts with this much cash (the service's Account reports it as cash value). */
 export const STARTING_CASH = 100_000;
@@ -83,8 +84,8 @@ export function createMarket(db: Db) {
         last: last.price,
         updatedAt: last.updatedAt,
         open: prices[0] ?? last.price,
-        high: prices.length ? Math.max(...prices) : last.price,
-        low: prices.length ? Math.min(...prices) : last.price,
+        high: prices.length ? maxOf(prices) : last.price,
+        low: prices.length ? minOf(prices) : last.price,
         close: q.lastBefore.get(instrument, start)?.price ?? last.price,
         volume: ticks.reduce((sum, t) => sum + t.volume, 0),
       };

@@ -369,7 +369,7 @@ export function prepareQueries(db: Db) {
       `SELECT * FROM orders WHERE account = ? AND instrument = ? AND state = 'WORKING' ORDER BY seq`,
     ),
     /** Working orders of an account, oldest first. */
-    workingOfAccount: () => prepare<[string], OrderRow>(`SELECT * FROM orders WHERE account = ? AND state = 'WORKING' ORDER BY seq`),
+    workingOfAccount: () => prepare<[string], OrderRow>(`SELECT * FROM orders INDEXED BY orders_working_by_account WHERE account = ? AND state = 'WORKING' ORDER BY seq`),
     /** Every working order, oldest first. */
     // INDEXED BY: with no statistics, SQLite reads the whole table in seq order rather than the
     // index of working orders then sorts them; on a store of a million orders that is ~150 ms in

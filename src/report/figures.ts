@@ -15,6 +15,7 @@
  *
  * Money is rounded to the cent, percentages to a hundredth, ratios to four decimals.
  */
+import { maxOf, minOf } from '../common/arrays.js';
 import type { Trade } from './round-trips.js';
 import { tradingDayOf } from './trading-days.js';
 
@@ -135,8 +136,8 @@ export function figuresOf(trades: KnownTrade[], capital: number): Figures {
     averageTrade: n === 0 ? null : money(sum(nets) / n),
     averageWin: wins.length === 0 ? null : money(grossProfit / wins.length),
     averageLoss: losses.length === 0 ? null : money(grossLoss / losses.length),
-    largestWin: wins.length === 0 ? null : money(Math.max(...wins)),
-    largestLoss: losses.length === 0 ? null : money(Math.min(...losses)),
+    largestWin: wins.length === 0 ? null : money(maxOf(wins)),
+    largestLoss: losses.length === 0 ? null : money(minOf(losses)),
     averageDurationMs: timed.length === 0 ? null : Math.round(sum(timed.map((t) => t.exitTime - t.entryTime!)) / timed.length),
     maxDrawdown: money(maxDrawdown),
     maxDrawdownPercent: n === 0 ? null : percent(maxDrawdownPercent),

@@ -183,7 +183,8 @@ describe('an order by its id without the account', () => {
         }
         expect(rows, key).toBeDefined();
         planned++;
-        for (const { detail } of rows!) if (/^SCAN (orders|fills|o|f)$/.test(detail)) scans.push(`${key}: ${detail}`);
+        // A read of every order of an account, at random, is as bad as a scan.
+        for (const { detail } of rows!) if (/^SCAN (orders|fills|o|f)$/.test(detail) || /orders_by_order_id \(account=\?\)/.test(detail)) scans.push(`${key}: ${detail}`);
       }
       expect(planned).toBeGreaterThan(40);
       expect(scans).toEqual([]);

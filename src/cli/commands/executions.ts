@@ -1,3 +1,4 @@
+import { appendAll } from '../../common/arrays.js';
 import { parseAll } from '../../common/errors.js';
 import { stripInvisible as shown } from '../../config/redact.js';
 import { parseArgs } from '../../service/operations.js';
@@ -68,7 +69,7 @@ export async function runExecutions(ctx: CommandContext, options: ExecutionsOpti
       executions = result.value.executions;
     } else {
       executions = [];
-      for (const account of await accountNames(b)) executions.push(...(await allPages(b, 'GetExecutions', { ...args, account }, 'executions')).value.executions);
+      for (const account of await accountNames(b)) appendAll(executions, (await allPages(b, 'GetExecutions', { ...args, account }, 'executions')).value.executions);
       body = { executions, count: executions.length, success: true };
     }
     const ids = executions.flatMap((e) => (e.orderId === undefined ? [] : [e.orderId]));
