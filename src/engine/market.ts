@@ -49,26 +49,27 @@ export interface AccountMoney {
 export function createMarket(db: Db) {
   // Each prepared on first use (src/common/lazily.ts): an order reads none of them.
   const q = lazily({
+    // The fills since a time through fills_by_time (migration 12): a quote's day read every fill
+    // of the store (~80 ms for 300,000 of past days, issue 34).
     ticksSince: () => db.prepare<[string, string, string, string], Tick>(
       `SELECT time, price, 0 AS volume FROM ticks WHERE instrument = ? AND time >= ?
-       UNION ALL SELECT time, price, quantity AS volume FROM fills WHERE instrument = ? AND time >= ? AND price IS NOT NULL
+       UNION ALL SELECT time, price, quantity AS volume FROM fills INDEXED BY fills_by_time WHERE instrument = ? AND time >= ? AND price IS NOT NULL
        ORDER BY time`,
     ),
     lastBefore: () => db.prepare<[string, string], { price: number }>(
       'SELECT price FROM ticks WHERE instrument = ? AND time < ? ORDER BY time DESC, seq DESC LIMIT 1',
     ),
     priceRow: () => db.prepare<[string], { price: number; updatedAt: string }>('SELECT price, updated_at AS updatedAt FROM prices WHERE instrument = ?'),
-    // Every fill of the account: the table read in order (NOT INDEXED), not fills_by_account_time's
-    // account prefix, which would read each fill's row at random.
+    // Every fill of the account: the table read in order.
     realized: () => db.prepare<[string, string, string], { instrument: string; total: number; today: number; commission: number; commissionToday: number }>(
       `SELECT instrument, sum(realized) AS total, sum(CASE WHEN time >= ? THEN realized ELSE 0 END) AS today,
          sum(commission) AS commission, sum(CASE WHEN time >= ? THEN commission ELSE 0 END) AS commissionToday
        FROM fills NOT INDEXED WHERE account = ? GROUP BY instrument`,
     ),
-    /** The fills of the trading day only (fills_by_account_time, migration 12). */
+    /** The fills of the trading day only (fills_by_time, migration 12). */
     realizedToday: () => db.prepare<[string, string], { instrument: string; today: number; commissionToday: number }>(
       `SELECT instrument, sum(realized) AS today, sum(commission) AS commissionToday
-       FROM fills INDEXED BY fills_by_account_time WHERE account = ? AND time >= ? GROUP BY instrument`,
+       FROM fills INDEXED BY fills_by_time WHERE account = ? AND time >= ? GROUP BY instrument`,
     ),
   });
 

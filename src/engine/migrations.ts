@@ -282,15 +282,13 @@ export const MIGRATIONS: readonly string[] = [
   // account. An id the service made is the order's own `id` (order_id = id), indexed already; the
   // first index holds the others, the ids clients chose, and only them. An ATM entry's brackets
   // (CloseStrategy): the second holds the orders that have a parent, and only them. So an order
-  // placed without a client id or a parent writes no more to them. The third, the orders by their
-  // last change (GetOrders: the working orders and those of the trading day), and the fourth, an
-  // account's fills by time (the day's realized P&L the guard's daily-loss rule reads), are written
-  // by every order and fill, at their end: the times only grow.
+  // placed without a client id or a parent writes no more to them. The third, the fills by time (a
+  // quote's day, GetExecutions' look-back, the day's realized P&L the guard's daily-loss rule
+  // reads), is written by every fill, at its end: the times only grow.
   `
   CREATE INDEX orders_by_client_order_id ON orders(order_id) WHERE order_id <> id;
   CREATE INDEX orders_by_parent ON orders(parent_id) WHERE parent_id IS NOT NULL;
-  CREATE INDEX orders_by_update ON orders(updated_at);
-  CREATE INDEX fills_by_account_time ON fills(account, time);
+  CREATE INDEX fills_by_time ON fills(time);
   `,
 ];
 

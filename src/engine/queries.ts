@@ -446,26 +446,21 @@ export type Queries = ReturnType<typeof prepareQueries>;
 
 /**
  * The statement of a list of fills (its account already canonical), in seq order, with each fill's
- * order id, type and origin, and its values. The fills of an account since a time are their seqs
- * from fills_by_account_time (migration 12), then the rows of those seqs in order, up to the
- * page's end, by the rowid only; any other list is the table in seq order (NOT INDEXED: the
- * index's account prefix would read every fill of the account at random, ~0.8 s for 300,000).
+ * order id, type and origin, and its values. The fills since a time are their seqs from
+ * fills_by_time (migration 12), then the rows of those seqs in order, up to the page's end, by the
+ * rowid only (a look-back of 320 s read every fill of the account, ~60 ms for 300,000); any other
+ * list is the table in seq order (NOT INDEXED).
  */
 export function fillListQuery(filter: { account?: string; instrument?: string; since?: string }, page?: Page): { text: string; params: string[] } {
   const clauses: string[] = [];
   const params: string[] = [];
-  if (filter.account !== undefined && filter.since !== undefined) {
-    clauses.push('f.seq IN (SELECT seq FROM fills INDEXED BY fills_by_account_time WHERE account = ? AND time >= ?)');
-    params.push(filter.account, filter.since);
-  } else {
-    if (filter.since !== undefined) {
-      clauses.push('f.time >= ?');
-      params.push(filter.since);
-    }
-    if (filter.account !== undefined) {
-      clauses.push('f.account = ?');
-      params.push(filter.account);
-    }
+  if (filter.since !== undefined) {
+    clauses.push('f.seq IN (SELECT seq FROM fills INDEXED BY fills_by_time WHERE time >= ?)');
+    params.push(filter.since);
+  }
+  if (filter.account !== undefined) {
+    clauses.push('f.account = ?');
+    params.push(filter.account);
   }
   if (filter.instrument !== undefined) {
     clauses.push('f.instrument = ?');
@@ -479,26 +474,23 @@ export function fillListQuery(filter: { account?: string; instrument?: string; s
   return { text: `SELECT ${columns} FROM fills f NOT INDEXED JOIN orders o ON o.id = f.order_id${where}${tail}`, params };
 }
 
-/** The seqs of the working orders, from their partial index alone. */
-const WORKING_SEQS = "SELECT seq FROM orders INDEXED BY orders_working WHERE state = 'WORKING'";
-
 /**
  * The statement of a list of orders (its account already canonical), in seq order, and its
- * values. Each form names the index it reads: with no statistics, SQLite walked
- * orders_by_order_id's account prefix, a random read of every order of the account whatever the
- * filter (~1 s for 300,000), or read the whole table for the working orders alone (issue 34).
+ * values. Each form names how it reads: with no statistics, SQLite walked orders_by_order_id's
+ * account prefix, a random read of every order of the account whatever the filter (~1 s for
+ * 300,000), or read the whole table for the working orders alone (issue 34).
  * - The working orders: their partial index.
- * - The working orders and those changed since a time (GetOrders): their seqs from two indexes
- *   (the second is orders_by_update, migration 12), then the rows of those seqs in order, up to
- *   the page's end, by the rowid only (NOT INDEXED).
- * - Every order (of an account, an instrument): the table in seq order.
+ * - Any other list (GetOrders' working orders and those changed in the trading day, every order of
+ *   an account): the table in seq order (NOT INDEXED; the rowid serves the page's `seq >`), up to
+ *   the page's end. An index of the orders by their last change would make the trading day's a
+ *   range; every order would write it (~5 % of an order's time in the engine), so it is not built.
  */
 export function orderListQuery(filter: OrderListFilter, page?: Page): { text: string; params: string[] } {
   const clauses: string[] = [];
   const params: string[] = [];
   if (filter.activeOnly) clauses.push("state = 'WORKING'");
   else if (filter.activeOrSince !== undefined) {
-    clauses.push(`seq IN (${WORKING_SEQS} UNION ALL SELECT seq FROM orders INDEXED BY orders_by_update WHERE updated_at >= ?)`);
+    clauses.push("(state = 'WORKING' OR updated_at >= ?)");
     params.push(filter.activeOrSince);
   }
   if (filter.account !== undefined) {
