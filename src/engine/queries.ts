@@ -445,6 +445,25 @@ export function prepareQueries(db: Db) {
 export type Queries = ReturnType<typeof prepareQueries>;
 
 /**
+ * What every list adds to its own clauses (and their values, in order): the account, the
+ * instrument, the page's `seq >`, and ORDER BY seq with the page's LIMIT (one row more than the
+ * page, to know whether more remain). `prefix` is the table's alias and a dot, or nothing.
+ */
+function listed(prefix: string, clauses: string[], params: string[], filter: { account?: string; instrument?: string }, page: Page | undefined): string {
+  if (filter.account !== undefined) {
+    clauses.push(`${prefix}account = ?`);
+    params.push(filter.account);
+  }
+  if (filter.instrument !== undefined) {
+    clauses.push(`${prefix}instrument = ?`);
+    params.push(filter.instrument);
+  }
+  if (page?.after !== undefined) clauses.push(`${prefix}seq > ${Math.trunc(page.after)}`);
+  const where = clauses.length > 0 ? ` WHERE ${clauses.join(' AND ')}` : '';
+  return `${where} ORDER BY ${prefix}seq${page ? ` LIMIT ${Math.trunc(page.limit) + 1}` : ''}`;
+}
+
+/**
  * The statement of a list of fills (its account already canonical), in seq order, with each fill's
  * order id, type and origin, and its values. The fills since a time are their seqs from
  * fills_by_time (migration 12), then the rows of those seqs in order, up to the page's end, by the
@@ -458,20 +477,10 @@ export function fillListQuery(filter: { account?: string; instrument?: string; s
     clauses.push('f.seq IN (SELECT seq FROM fills INDEXED BY fills_by_time WHERE time >= ?)');
     params.push(filter.since);
   }
-  if (filter.account !== undefined) {
-    clauses.push('f.account = ?');
-    params.push(filter.account);
-  }
-  if (filter.instrument !== undefined) {
-    clauses.push('f.instrument = ?');
-    params.push(filter.instrument);
-  }
-  if (page?.after !== undefined) clauses.push(`f.seq > ${Math.trunc(page.after)}`);
-  const where = clauses.length > 0 ? ` WHERE ${clauses.join(' AND ')}` : '';
-  const tail = page ? ` ORDER BY f.seq LIMIT ${Math.trunc(page.limit) + 1}` : ' ORDER BY f.seq';
+  const rest = listed('f.', clauses, params, filter, page);
   const columns =
     'f.seq, f.execution_id, o.order_id, f.account, f.instrument, f.action, f.quantity, f.price, f.time, o.order_type, o.origin, f.position_after, f.realized, f.commission';
-  return { text: `SELECT ${columns} FROM fills f NOT INDEXED JOIN orders o ON o.id = f.order_id${where}${tail}`, params };
+  return { text: `SELECT ${columns} FROM fills f NOT INDEXED JOIN orders o ON o.id = f.order_id${rest}`, params };
 }
 
 /**
@@ -483,7 +492,7 @@ export function fillListQuery(filter: { account?: string; instrument?: string; s
  * - Any other list (GetOrders' working orders and those changed in the trading day, every order of
  *   an account): the table in seq order (NOT INDEXED; the rowid serves the page's `seq >`), up to
  *   the page's end. An index of the orders by their last change would make the trading day's a
- *   range; every order would write it (~5 % of an order's time in the engine), so it is not built.
+ *   range; every order would write it, so it is not built (docs/performance.md, ninth round).
  */
 export function orderListQuery(filter: OrderListFilter, page?: Page): { text: string; params: string[] } {
   const clauses: string[] = [];
@@ -493,16 +502,6 @@ export function orderListQuery(filter: OrderListFilter, page?: Page): { text: st
     clauses.push("(state = 'WORKING' OR updated_at >= ?)");
     params.push(filter.activeOrSince);
   }
-  if (filter.account !== undefined) {
-    clauses.push('account = ?');
-    params.push(filter.account);
-  }
-  if (filter.instrument !== undefined) {
-    clauses.push('instrument = ?');
-    params.push(filter.instrument);
-  }
-  if (page?.after !== undefined) clauses.push(`seq > ${Math.trunc(page.after)}`);
-  const where = clauses.length > 0 ? ` WHERE ${clauses.join(' AND ')}` : '';
-  const tail = page ? ` ORDER BY seq LIMIT ${Math.trunc(page.limit) + 1}` : ' ORDER BY seq';
-  return { text: `SELECT * FROM orders ${filter.activeOnly ? 'INDEXED BY orders_working' : 'NOT INDEXED'}${where}${tail}`, params };
+  const rest = listed('', clauses, params, filter, page);
+  return { text: `SELECT * FROM orders ${filter.activeOnly ? 'INDEXED BY orders_working' : 'NOT INDEXED'}${rest}`, params };
 }

@@ -42,6 +42,19 @@ function scanned(path: string) {
   }
 }
 
+/** What every page of a list holds, read from the first by its cursors (at most 100 pages). */
+function everyPage<T>(read: (after: number | undefined) => { items: T[]; next?: number }, key: (item: T) => string): string[] {
+  const keys: string[] = [];
+  let after: number | undefined;
+  for (let n = 0; n < 100; n++) {
+    const { items, next } = read(after);
+    keys.push(...items.map(key));
+    if (next === undefined) return keys;
+    after = next;
+  }
+  throw new Error('more than 100 pages');
+}
+
 const byIdThenAccount = (a: { orderId: string; account: string }, b: { orderId: string; account: string }) =>
   a.orderId < b.orderId ? -1 : a.orderId > b.orderId ? 1 : a.account < b.account ? -1 : a.account > b.account ? 1 : 0;
 
@@ -266,15 +279,7 @@ describe('lists of orders', () => {
               .filter((r) => filter.activeOrSince === undefined || r.state === 'WORKING' || r.updated_at >= filter.activeOrSince)
               .map((r) => r.orderId);
             expect(engine.listOrders(filter).map((o) => o.orderId)).toEqual(expected);
-            const paged: string[] = [];
-            let cursor: number | undefined;
-            for (let n = 0; n < 60; n++) {
-              const { items, next } = engine.pageOrders(filter, { limit, after: cursor });
-              paged.push(...items.map((o) => o.orderId));
-              if (next === undefined) break;
-              cursor = next;
-            }
-            expect(paged).toEqual(expected);
+            expect(everyPage((after) => engine.pageOrders(filter, { limit, after }), (o) => o.orderId)).toEqual(expected);
           }
         } finally {
           engine.close();
@@ -342,15 +347,7 @@ describe("lists of fills, and the day's money", () => {
               .filter((f) => filter.since === undefined || f.time >= filter.since)
               .map((f) => f.executionId);
             expect(engine.listFills(filter).map((f) => f.executionId)).toEqual(expected);
-            const paged: string[] = [];
-            let cursor: number | undefined;
-            for (let n = 0; n < 40; n++) {
-              const { items, next } = engine.pageFills(filter, { limit, after: cursor });
-              paged.push(...items.map((f) => f.executionId));
-              if (next === undefined) break;
-              cursor = next;
-            }
-            expect(paged).toEqual(expected);
+            expect(everyPage((after) => engine.pageFills(filter, { limit, after }), (f) => f.executionId)).toEqual(expected);
           }
           for (const account of ['Sim101', 'Sim102']) {
             const today = todayFirst ? engine.accountMoneyToday(account) : undefined;
