@@ -29,6 +29,7 @@ import {
   toPosition,
   toPricedPosition,
   toTemplate,
+  whereOf,
 } from './queries.js';
 import { createMarket } from './market.js';
 import { readMinuteBars } from './minute-bars.js';
@@ -267,45 +268,38 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
   const addAtm = write((time, template: AtmTemplate) => addTemplate(core, template, time));
   const removeAtm = write((_time, name: string) => removeTemplate(core, name));
 
-  /** `extra` clauses come first, with their `?` values in `extraParams`. */
-  function where(filter: OrderFilter, extra: string[] = [], table = '', extraParams: string[] = []): { sql: string; params: string[] } {
-    const clauses = [...extra];
-    const params: string[] = [...extraParams];
-    if (filter.account !== undefined) {
-      clauses.push(`${table}account = ?`);
-      params.push(resolveAccount(filter.account));
-    }
-    if (filter.instrument !== undefined) {
-      clauses.push(`${table}instrument = ?`);
-      params.push(filter.instrument);
-    }
-    return { sql: clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '', params };
+  /** The filter's clauses (its account made canonical) after the `extra` ones, which take no values. */
+  function where(filter: OrderFilter, extra: string[] = [], table = ''): { sql: string; params: string[] } {
+    const params: string[] = [];
+    const sql = whereOf(table, [...extra], params, inStore(filter));
+    return { sql, params };
   }
 
-  const positionStatements = new Map<string, Database.Statement<string[], PositionRow>>();
+  /** A filter with its account as the store spells it. */
+  function inStore<F extends OrderFilter>(filter: F): F {
+    return filter.account === undefined ? filter : { ...filter, account: resolveAccount(filter.account) };
+  }
+
+  /** The statements of the lists built per filter (a few texts each: orders, fills, positions), prepared once. */
+  const listStatements = new Map<string, Database.Statement<string[], unknown>>();
+  function listStatement<R>(text: string): Database.Statement<string[], R> {
+    let statement = listStatements.get(text);
+    if (!statement) listStatements.set(text, (statement = db.prepare<string[], unknown>(text)));
+    return statement as Database.Statement<string[], R>;
+  }
   const pricedStatements = new Map<string, Database.Statement<string[], PricedPositionRow>>();
   /** The last priced-positions read per text and parameters, with the store state it was read in. */
   const pricedRead = new Map<string, { state: string; rows: PricedPosition[] }>();
 
-  /** The statements of order lists, by text (orderListQuery: a few forms). */
-  const orderStatements = new Map<string, Database.Statement<string[], OrderRow>>();
-
   function orderRows(filter: OrderListFilter, page?: Page): OrderRow[] {
     fresh();
-    const { text, params } = orderListQuery(filter.account === undefined ? filter : { ...filter, account: resolveAccount(filter.account) }, page);
-    let statement = orderStatements.get(text);
-    if (!statement) orderStatements.set(text, (statement = db.prepare<string[], OrderRow>(text)));
-    return statement.all(...params);
+    const { text, params } = orderListQuery(inStore(filter), page);
+    return listStatement<OrderRow>(text).all(...params);
   }
 
-  /** The statements of fill lists, by text (fillListQuery: a few forms). */
-  const fillStatements = new Map<string, Database.Statement<string[], FillRow>>();
-
   function fillRows(filter: OrderFilter & { since?: string }, page?: Page): FillRow[] {
-    const { text, params } = fillListQuery(filter.account === undefined ? filter : { ...filter, account: resolveAccount(filter.account) }, page);
-    let statement = fillStatements.get(text);
-    if (!statement) fillStatements.set(text, (statement = db.prepare<string[], FillRow>(text)));
-    return statement.all(...params);
+    const { text, params } = fillListQuery(inStore(filter), page);
+    return listStatement<FillRow>(text).all(...params);
   }
 
   function paged<R extends { seq: number }, T>(rows: R[], page: Page, to: (row: R) => T): Paged<T> {
@@ -477,9 +471,7 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
       const { sql, params } = where(filter, filter.includeFlat ? [] : ['quantity != 0']);
       const text = `SELECT * FROM positions${sql} ORDER BY account COLLATE NOCASE, instrument`;
       // One of eight texts (account, instrument, flat or not): each prepared once, not per read (issue 34).
-      let statement = positionStatements.get(text);
-      if (!statement) positionStatements.set(text, (statement = db.prepare<string[], PositionRow>(text)));
-      return statement.all(...params).map(toPosition);
+      return listStatement<PositionRow>(text).all(...params).map(toPosition);
     },
     listPricedPositions(filter = {}) {
       const version = fresh();
@@ -516,8 +508,8 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
         // `prefix` are those in [prefix, prefix with its last character the next one): a range
         // of an index, never every row.
         if (!PRINTABLE_ASCII.test(prefix)) continue;
-        const range = { from: prefix, to: prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1) };
-        const rows = inAccount === undefined ? q.orderIdsBetween.all(range) : q.orderIdsBetweenIn.all({ from: range.from, to: range.to, account: inAccount });
+        const to = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+        const rows = inAccount === undefined ? q.orderIdsBetween.all({ from: prefix, to }) : q.orderIdsBetweenIn.all({ from: prefix, to, account: inAccount });
         for (const row of rows) found.set(`${row.orderId}\n${row.account}`, row);
       }
       return [...found.values()].sort((a, b) => byCodeUnits(a.orderId, b.orderId) || byCodeUnits(a.account, b.account));

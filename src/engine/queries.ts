@@ -445,11 +445,11 @@ export function prepareQueries(db: Db) {
 export type Queries = ReturnType<typeof prepareQueries>;
 
 /**
- * What every list adds to its own clauses (and their values, in order): the account, the
- * instrument, the page's `seq >`, and ORDER BY seq with the page's LIMIT (one row more than the
- * page, to know whether more remain). `prefix` is the table's alias and a dot, or nothing.
+ * ` WHERE …` of `clauses` and a filter's account (already canonical) and instrument, whose values
+ * go after those of `clauses` in `params`; nothing when there is no clause. `prefix` is the
+ * table's alias and a dot, or nothing.
  */
-function listed(prefix: string, clauses: string[], params: string[], filter: { account?: string; instrument?: string }, page: Page | undefined): string {
+export function whereOf(prefix: string, clauses: string[], params: string[], filter: { account?: string; instrument?: string }): string {
   if (filter.account !== undefined) {
     clauses.push(`${prefix}account = ?`);
     params.push(filter.account);
@@ -458,9 +458,16 @@ function listed(prefix: string, clauses: string[], params: string[], filter: { a
     clauses.push(`${prefix}instrument = ?`);
     params.push(filter.instrument);
   }
+  return clauses.length > 0 ? ` WHERE ${clauses.join(' AND ')}` : '';
+}
+
+/**
+ * What every list adds to its own clauses: the filter's (whereOf), the page's `seq >`, and ORDER
+ * BY seq with the page's LIMIT (one row more than the page, to know whether more remain).
+ */
+function listed(prefix: string, clauses: string[], params: string[], filter: { account?: string; instrument?: string }, page: Page | undefined): string {
   if (page?.after !== undefined) clauses.push(`${prefix}seq > ${Math.trunc(page.after)}`);
-  const where = clauses.length > 0 ? ` WHERE ${clauses.join(' AND ')}` : '';
-  return `${where} ORDER BY ${prefix}seq${page ? ` LIMIT ${Math.trunc(page.limit) + 1}` : ''}`;
+  return `${whereOf(prefix, clauses, params, filter)} ORDER BY ${prefix}seq${page ? ` LIMIT ${Math.trunc(page.limit) + 1}` : ''}`;
 }
 
 /**
