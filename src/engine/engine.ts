@@ -175,7 +175,7 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
   /** An order by the service's id: in the account when one is given, else the oldest with that id. */
   function findRow(orderId: string, accountName: string | undefined): OrderRow | undefined {
     if (accountName === undefined) return q.ordersByOrderId.get({ id: orderId });
-    return q.orderByOrderId.get(resolveAccount(accountName), orderId);
+    return q.orderByOrderId.get({ account: resolveAccount(accountName), id: orderId });
   }
 
   const cancel = write((time, accountName: string | undefined, orderId: string) => {

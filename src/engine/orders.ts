@@ -60,7 +60,7 @@ function checkGuards(core: Core, order: Order): void {
 
 /** Checks an order (its account already canonical) and builds its row. Throws RejectedError. */
 function prepare(core: Core, order: Order, origin: OrderOrigin, time: string, last: number | undefined, parentId: string | null): NewOrderRow {
-  if (order.orderId !== undefined && core.q.orderByOrderId.get(order.account, order.orderId)) {
+  if (order.orderId !== undefined && core.q.orderByOrderId.get({ account: order.account, id: order.orderId })) {
     throw new RejectedError(`Invalid request: orderId: '${order.orderId}' is already used in account '${order.account}'`, {
       code: 'duplicate_order_id',
     });

@@ -277,7 +277,11 @@ export function prepareQueries(db: Db) {
     ),
     orderById: () => prepare<[string], OrderRow>('SELECT * FROM orders WHERE id = ?'),
     /** By the service's id in one account (unique there). */
-    orderByOrderId: () => prepare<[string, string], OrderRow>('SELECT * FROM orders WHERE account = ? AND order_id = ?'),
+    orderByOrderId: () =>
+      prepare<[{ account: string; id: string }], OrderRow>(
+        `SELECT * FROM (SELECT * FROM orders WHERE id = @id AND order_id = @id AND account = @account
+           UNION ALL SELECT * FROM orders WHERE order_id = @id AND account = @account AND order_id <> id) ORDER BY seq LIMIT 1`,
+      ),
     /**
      * By the service's id in any account, the oldest. The rows with that order_id are the one the
      * service made (order_id = id, found by id's own index) and those whose client chose it
@@ -294,10 +298,11 @@ export function prepareQueries(db: Db) {
         `SELECT order_id AS orderId, account FROM orders WHERE id >= @from AND id < @to AND order_id = id
          UNION SELECT order_id, account FROM orders WHERE order_id >= @from AND order_id < @to AND order_id <> id`,
       ),
-    /** The same, in one account: orders_by_order_id's range. */
+    /** The same, in one account. */
     orderIdsBetweenIn: () =>
       prepare<[{ from: string; to: string; account: string }], { orderId: string; account: string }>(
-        'SELECT DISTINCT order_id AS orderId, account FROM orders WHERE account = @account AND order_id >= @from AND order_id < @to',
+        `SELECT order_id AS orderId, account FROM orders WHERE id >= @from AND id < @to AND order_id = id AND account = @account
+         UNION SELECT order_id, account FROM orders WHERE order_id >= @from AND order_id < @to AND order_id <> id AND account = @account`,
       ),
     markFilled: () => prepare<[number | null, string, string]>(
       `UPDATE orders SET state = 'FILLED', filled_quantity = quantity, avg_fill_price = ?, updated_at = ?

@@ -273,7 +273,7 @@ export function createTrading({ core, resolveAccount, openPosition, findRow }: T
      */
     closeStrategy(time: string, accountName: string, strategyId: string) {
       const account = resolveAccount(accountName);
-      const entry = q.orderByOrderId.get(account, strategyId);
+      const entry = q.orderByOrderId.get({ account, id: strategyId });
       const members = entry && entry.strategy !== null ? [entry, ...q.bracketsOf.all(entry.id)] : [];
       const working = members.filter((m) => m.state === 'WORKING');
       // Contracts the strategy still holds: its entry's fill less its exits' (brackets, an earlier close).

@@ -106,22 +106,33 @@ describe('an order by its id without the account', () => {
         try {
           engine.addAccount('Sim102');
           const service: string[] = [];
+          const used = new Set<string>();
           for (const p of placements) {
             const orderId = typeof p.client === 'number' ? service[p.client % Math.max(service.length, 1)] : p.client;
+            // A client id already used in that account, by a client or as the id the service made
+            // there: refused, nothing placed. Any other is placed.
+            const taken = orderId !== undefined && used.has(`${p.account}\n${orderId}`);
             try {
               const placed = place(engine, p.account, orderId);
+              expect(taken).toBe(false);
+              used.add(`${p.account}\n${placed.orderId}`);
               if (orderId === undefined) service.push(placed.orderId);
             } catch (error) {
-              // A client id already used in that account: refused, nothing placed.
               if (!(error instanceof RejectedError)) throw error;
+              expect([taken, error.code]).toEqual([true, 'duplicate_order_id']);
             }
           }
           const rows = scanned(file());
+          expect(new Set(rows.map((r) => `${r.account}\n${r.orderId}`)).size).toBe(rows.length);
           const asked = [...new Set([...rows.map((r) => r.orderId), ...made.slice(-3), ...strays])];
           for (const id of asked) {
             const oldest = rows.find((r) => r.orderId === id);
             const found = engine.getOrder(id);
             expect(found && { orderId: found.orderId, account: found.account }).toEqual(oldest);
+            for (const account of ['Sim101', 'Sim102']) {
+              const inAccount = engine.getOrder(id, account);
+              expect(inAccount && { orderId: inAccount.orderId, account: inAccount.account }).toEqual(rows.find((r) => r.orderId === id && r.account === account));
+            }
           }
           const prefixes = [...new Set([...asked.flatMap((id) => [1, 2, 4, 6].map((n) => id.slice(0, n))), ...strays])];
           for (const account of [undefined, 'Sim101', 'Sim102']) {
@@ -162,9 +173,14 @@ describe('an order by its id without the account', () => {
       // An order placed without a client id or a parent adds nothing to these two indexes.
       const partial = db.prepare("SELECT name, sql FROM sqlite_master WHERE name IN ('orders_by_client_order_id', 'orders_by_parent') ORDER BY name").all();
       expect(partial).toEqual([
-        { name: 'orders_by_client_order_id', sql: expect.stringMatching(/WHERE order_id <> id$/) },
+        { name: 'orders_by_client_order_id', sql: expect.stringMatching(/^CREATE UNIQUE INDEX .*\(order_id, account\) WHERE order_id <> id$/) },
         { name: 'orders_by_parent', sql: expect.stringMatching(/WHERE parent_id IS NOT NULL$/) },
       ]);
+      // Migration 13: a filled order the service names writes one index of orders, its id's own (a
+      // random key, each insert another leaf page); every other index of orders is partial.
+      const full = (db.prepare("SELECT name FROM pragma_index_list('orders') WHERE partial = 0").all() as Array<{ name: string }>).map((r) => r.name);
+      expect(full).toEqual([expect.stringMatching(/^sqlite_autoindex_orders/)]);
+      expect(db.prepare(`SELECT name FROM pragma_index_info('${full[0]}')`).pluck().all()).toEqual(['id']);
     } finally {
       db.close();
     }
