@@ -497,9 +497,10 @@ export function fillListQuery(filter: { account?: string; instrument?: string; s
 
 /**
  * The statement of a list of orders (its account already canonical), in seq order, and its
- * values. Each form names how it reads: with no statistics, SQLite walked orders_by_order_id's
- * account prefix, a random read of every order of the account whatever the filter (~1 s for
- * 300,000), or read the whole table for the working orders alone (issue 34).
+ * values. Each form names how it reads: with no statistics, SQLite walked the account prefix of
+ * orders_by_order_id (dropped by migration 13), a random read of every order of the account
+ * whatever the filter (~1 s for 300,000), or read the whole table for the working orders alone
+ * (issue 34).
  * - The working orders: their partial index.
  * - Any other list (GetOrders' working orders and those changed in the trading day, every order of
  *   an account): the table in seq order (NOT INDEXED; the rowid serves the page's `seq >`), up to
