@@ -297,7 +297,8 @@ export const MIGRATIONS: readonly string[] = [
   // (order_id = id), unique in the whole store; the ids clients choose are unique in their account
   // by the partial index that now holds them with it, and the check before an order is placed
   // reads both (a client's id that is another order's service-made id in the account is refused).
-  // orders_by_order_id's account prefix served no read after migration 12.
+  // The two reads orders_by_order_id still served, an order by id in one account and an account's
+  // id prefix, read those two indexes too, as the same reads without an account already did.
   `
   DROP INDEX orders_by_order_id;
   DROP INDEX orders_by_client_order_id;
