@@ -185,10 +185,12 @@ const ROUTE_WORDS = new Set(['place', 'flatplace', 'cancel', 'cancel_and_bracket
  * A client's own order id (§1.6): 1–64 of `A–Z a–z 0–9 . _ : -`, case-sensitive, not a route
  * word. Unique per account: placing it twice is refused, which makes a resend safe.
  */
+const CLIENT_ORDER_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
 export const clientOrderIdField = built('clientOrderId', () =>
   z
     .string({ error: (iss) => `must be a string of 1-64 characters (A-Z a-z 0-9 . _ : -), got ${show(iss.input)}` })
-    .regex(/^[A-Za-z0-9._:-]{1,64}$/, { error: (iss) => `must be 1-64 characters of A-Z a-z 0-9 . _ : -, got ${show(iss.input)}` })
+    .regex(CLIENT_ORDER_ID, { error: (iss) => `must be 1-64 characters of A-Z a-z 0-9 . _ : -, got ${show(iss.input)}` })
     .refine((id) => !ROUTE_WORDS.has(id), { error: (iss) => `${show(iss.input)} is a word of the service's paths; choose another id` }),
 );
 
@@ -203,7 +205,7 @@ const ORDER_BODY_FIELDS = {
   stopPrice: built('stopPrice', () => priceField().optional()),
   ocoId: built('ocoId', () => nameField('string').optional()),
   strategy: built('strategy', () => nameField('string').optional()),
-  orderId: built('orderId', () => clientOrderIdField().optional()),
+  orderId: built('orderId', () => clientOrderIdField().optional(), true),
 };
 
 /** The sides a position can be on (PlaceOrder's requireMarketPosition). */
@@ -418,6 +420,8 @@ export const WELL_FORMED: Record<string, ((raw: unknown) => unknown) | undefined
   orderType: (raw) => upperOf(ORDER_TYPES, raw),
   timeInForce: (raw) => upperOf(TIMES_IN_FORCE, raw),
   quantity: (raw) => (typeof raw === 'number' && Number.isInteger(raw) && raw >= 1 && raw <= MAX_QUANTITY ? raw : undefined),
+  // A client's order id: what the guard adds to every order it sends to a service (32 hex digits).
+  orderId: (raw) => (typeof raw === 'string' && CLIENT_ORDER_ID.test(raw) && !ROUTE_WORDS.has(raw) ? raw : undefined),
 };
 
 /**

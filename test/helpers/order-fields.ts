@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { ACTIONS, ORDER_TYPES, TIMES_IN_FORCE } from '../../src/service/order.js';
 import { hostileNumber, hostileString, hostileValue } from './fuzz.js';
 
-export const FIELDS = ['account', 'instrument', 'action', 'orderType', 'timeInForce', 'quantity'] as const;
+export const FIELDS = ['account', 'instrument', 'action', 'orderType', 'timeInForce', 'quantity', 'orderId'] as const;
 export type Field = (typeof FIELDS)[number];
 
 /** Strings near an enum's values: any case, spaces, `_` and `-` inside and around, other letters. */
@@ -30,6 +30,14 @@ const nameLike = fc.oneof(
   hostileString,
 );
 
+/** Client order ids: the guard's 32 hex digits, the service's path words in any case, the edges of the allowed set and length. */
+const clientIdLike = fc.oneof(
+  fc.constantFrom('place', 'PLACE', 'flatplace', 'cancel', 'cancel_and_bracket', 'Cancel', 'ex-1', 'a.b:c_d-e', 'x'.repeat(64), 'x'.repeat(65), '', ' ex-1', 'ex 1', 'ex/1', 'é', '0'),
+  fc.stringMatching(/^[0-9a-f]{32}$/),
+  fc.string({ unit: fc.constantFrom('a', 'Z', '0', '.', '_', ':', '-', ' ', '/', '\u00e9'), minLength: 0, maxLength: 66 }),
+  hostileString,
+);
+
 /** Per field: values near the well-formed ones, and anything at all. */
 export const nearWellFormed: Record<Field, fc.Arbitrary<unknown>> = {
   account: fc.oneof(nameLike, hostileValue),
@@ -38,6 +46,7 @@ export const nearWellFormed: Record<Field, fc.Arbitrary<unknown>> = {
   orderType: fc.oneof(nearEnum(ORDER_TYPES), hostileValue),
   timeInForce: fc.oneof(nearEnum(TIMES_IN_FORCE), hostileValue),
   quantity: fc.oneof(hostileNumber, fc.integer({ min: -2, max: 100_002 }), fc.constantFrom('1', true, null, 1n)),
+  orderId: fc.oneof(clientIdLike, hostileValue),
 };
 
 /** What orders are usually made of: each must be read without a schema. */
@@ -48,4 +57,5 @@ export const USUAL: Record<Field, unknown[]> = {
   orderType: ['MARKET', 'LIMIT', 'STOPMARKET', 'STOPLIMIT', 'stop_market', 'Stop Limit', 'market'],
   timeInForce: ['DAY', 'GTC', 'day', 'gtc'],
   quantity: [1, 2, 10, 100_000],
+  orderId: ['0f3c9a7e5b2d4c6e8a1b3d5f7092e4c6', 'ex-1', 'strategy.A:42_b-1'],
 };

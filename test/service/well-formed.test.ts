@@ -47,6 +47,7 @@ describe('well-formed order fields, read without their schemas', () => {
       orderType: ['STOP', 'LİMİT', undefined],
       timeInForce: ['IOC', 'GTD', undefined],
       quantity: [0, -1, 1.5, 100_001, Number.NaN, Number.POSITIVE_INFINITY, '1', undefined],
+      orderId: ['', 'place', 'cancel_and_bracket', 'x'.repeat(65), 'ex 1', 'ex/1', 'é', 1, null],
     };
     for (const field of FIELDS) {
       for (const raw of refused[field]) {
