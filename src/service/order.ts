@@ -178,6 +178,9 @@ export function nameField(what: string) {
     .refine((s) => s.trim() === s, { error: 'must not start or end with spaces' });
 }
 
+/** The characters and length of a client's own order id (§1.6). */
+const CLIENT_ORDER_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
 /** Words that are path segments under `/orders` and so cannot be an order id (§1.6). */
 const ROUTE_WORDS = new Set(['place', 'flatplace', 'cancel', 'cancel_and_bracket']);
 
@@ -185,8 +188,6 @@ const ROUTE_WORDS = new Set(['place', 'flatplace', 'cancel', 'cancel_and_bracket
  * A client's own order id (§1.6): 1–64 of `A–Z a–z 0–9 . _ : -`, case-sensitive, not a route
  * word. Unique per account: placing it twice is refused, which makes a resend safe.
  */
-const CLIENT_ORDER_ID = /^[A-Za-z0-9._:-]{1,64}$/;
-
 export const clientOrderIdField = built('clientOrderId', () =>
   z
     .string({ error: (iss) => `must be a string of 1-64 characters (A-Z a-z 0-9 . _ : -), got ${show(iss.input)}` })
