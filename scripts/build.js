@@ -25,19 +25,22 @@
 //   by tests, not shipped.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { readFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DIST = new URL('../dist/', import.meta.url);
+const DIST_DIR = fileURLToPath(DIST);
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 const dependencies = Object.keys(pkg.dependencies);
 const common = {
+  // Paths (entry points, outdir, the metafile's names) from the project, wherever the build is run from.
+  absWorkingDir: ROOT,
   bundle: true,
   platform: 'node',
   target: 'node20',
@@ -236,12 +239,34 @@ function namespacesInInit(code) {
   return code;
 }
 
-rmSync(DIST, { recursive: true, force: true });
+// dist/ is replaced file by file, each written whole beside its place and renamed onto it, never
+// emptied first: a `trade` started while a build runs (a test suite, a bot beside a rebuild) reads
+// the old file or the new one, never none and never esbuild's bundle before its wrap. A cache or
+// a help text of the other build is told apart by bin/trade.js (the build id) or removed first.
+mkdirSync(DIST, { recursive: true });
+// Left by a build that was stopped before its renames.
+for (const name of readdirSync(DIST_DIR)) if (name.endsWith('.partial')) rmSync(join(DIST_DIR, name), { recursive: true, force: true });
+const written = new Set();
+/** Writes one file of dist/ whole: into a file of its own beside it, then renamed onto it. */
+function put(name, data) {
+  const file = join(DIST_DIR, name);
+  mkdirSync(dirname(file), { recursive: true });
+  const partial = `${file}.${process.pid}.partial`;
+  writeFileSync(partial, data);
+  renameSync(partial, file);
+  written.add(name);
+}
+/** esbuild's output files, put in dist/ (write: false: esbuild writes none itself). */
+const putAll = (outputFiles) => outputFiles.forEach((f) => put(relative(DIST_DIR, f.path).split('\\').join('/'), f.contents));
+
+// The help made below must come from the new CLI: the bin would answer from the old text.
+rmSync(join(DIST_DIR, 'help.txt'), { force: true });
 
 const cli = await build({
   ...common,
   entryPoints: { cli: 'src/cli/main.ts' },
-  outdir: 'dist',
+  outdir: DIST_DIR,
+  write: false,
   outExtension: { '.js': '.cjs' },
   format: 'cjs',
   external: [...dependencies.filter((name) => !['commander', 'zod', 'better-sqlite3'].includes(name)), 'bindings', 'better-sqlite3/package.json'],
@@ -254,21 +279,22 @@ const cli = await build({
   supported: { 'dynamic-import': false },
   plugins: [importEsm, traceModules, lazyChildProcess, sqliteAddon, lazyZod],
 });
-const bundleFile = new URL('cli.cjs', DIST);
-const bundle = namespacesInInit(readFileSync(bundleFile, 'latin1'));
+if (cli.outputFiles.length !== 1) throw new Error(`the CLI bundle is ${cli.outputFiles.length} files, not one: ${cli.outputFiles.map((f) => f.path).join(', ')}`);
+const bundle = namespacesInInit(Buffer.from(cli.outputFiles[0].contents).toString('latin1'));
 // Pure ASCII, so bin/trade.js may read it as latin1 into a one-byte string, the fastest way.
 if (/[^\x00-\x7f]/.test(bundle)) throw new Error('dist/cli.cjs is not ASCII');
 const buildId = createHash('sha256').update(bundle).digest('hex').slice(0, 32);
 // Written as the function Node would wrap a CommonJS module in (with the bin's import() beside
 // require), so that bin/trade.js compiles the file as it is read, without a wrapped copy.
-writeFileSync(bundleFile, `(function (exports, require, module, __filename, __dirname, __import) {${bundle}\n})//# trade-build=${buildId}\n`);
-writeFileSync(new URL('cli.meta.json', DIST), JSON.stringify(cli.metafile));
-writeFileSync(new URL('version.txt', DIST), `${pkg.version}\n`);
+put('cli.cjs', `(function (exports, require, module, __filename, __dirname, __import) {${bundle}\n})//# trade-build=${buildId}\n`);
+put('cli.meta.json', JSON.stringify(cli.metafile));
+put('version.txt', `${pkg.version}\n`);
 
-await build({
+const lib = await build({
   ...common,
   entryPoints: { lib: 'src/lib.ts' },
-  outdir: 'dist',
+  outdir: DIST_DIR,
+  write: false,
   splitting: true,
   format: 'esm',
   external: dependencies.filter((name) => !['commander', 'zod'].includes(name)),
@@ -276,9 +302,18 @@ await build({
   // commander is CommonJS: its require('node:events') needs a real require inside the ESM bundle.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
 });
+// The chunks first, then the entry that imports them by name.
+putAll(lib.outputFiles.filter((f) => !f.path.endsWith(`${sep}lib.js`)));
+putAll(lib.outputFiles.filter((f) => f.path.endsWith(`${sep}lib.js`)));
 
 // The library's declarations, by the project's own TypeScript.
-execFileSync(process.execPath, [fileURLToPath(import.meta.resolve('typescript/bin/tsc')), '-p', 'tsconfig.types.json'], { cwd: ROOT, stdio: 'inherit' });
+// Emitted into a directory of their own, then swapped for the old ones (declarations of removed
+// modules do not stay behind).
+const types = join(DIST_DIR, `types.${process.pid}.partial`);
+execFileSync(process.execPath, [fileURLToPath(import.meta.resolve('typescript/bin/tsc')), '-p', 'tsconfig.types.json', '--outDir', types], { cwd: ROOT, stdio: 'inherit' });
+rmSync(join(DIST_DIR, 'types'), { recursive: true, force: true });
+renameSync(types, join(DIST_DIR, 'types'));
+written.add('types');
 
 // In a child process: the cache must come from the Node that will run the CLI, with no test or
 // tool preloaded into it.
@@ -291,8 +326,16 @@ try {
   const helpEnv = { PATH: process.env.PATH, HOME: helpHome, TRADE_HOME: join(helpHome, 'home'), TRADE_CONFIG_DIR: join(helpHome, 'config') };
   const help = execFileSync(process.execPath, [fileURLToPath(new URL('../bin/trade.js', import.meta.url)), '--help'], { env: helpEnv, encoding: 'latin1' });
   if (!help.startsWith('Usage: trade ') || /[^\x00-\x7f]/.test(help)) throw new Error(`trade --help printed what dist/help.txt cannot hold: ${help.slice(0, 200)}`);
-  writeFileSync(new URL('help.txt', DIST), help);
+  put('help.txt', help);
 } finally {
   rmSync(helpHome, { recursive: true, force: true });
 }
 execFileSync(process.execPath, [fileURLToPath(new URL('code-cache.cjs', import.meta.url))], { env, stdio: 'inherit' });
+written.add('cli.cache');
+
+// What an earlier build left that this one did not make (chunks of other hashes, partial files
+// of a build that was stopped).
+for (const entry of readdirSync(DIST_DIR, { recursive: true, withFileTypes: true })) {
+  const name = relative(DIST_DIR, join(entry.parentPath ?? entry.path, entry.name)).split('\\').join('/');
+  if (entry.isFile() && !written.has(name) && !name.startsWith('types/')) rmSync(join(DIST_DIR, name), { force: true });
+}

@@ -7,7 +7,7 @@
 // the top level only, for comparing. The file starts with the build id that bin/trade.js checks
 // before giving the rest to V8.
 'use strict';
-const { mkdtempSync, rmSync, writeFileSync } = require('node:fs');
+const { mkdtempSync, renameSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { PassThrough } = require('node:stream');
@@ -34,7 +34,11 @@ async function makeCache() {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  writeFileSync(join(__dirname, '..', 'dist', 'cli.cache'), Buffer.concat([Buffer.from(`${buildId}\n`, 'latin1'), script.createCachedData()]));
+  // Whole or not at all, as scripts/build.js writes dist/: a `trade` starting meanwhile reads the old one.
+  const file = join(__dirname, '..', 'dist', 'cli.cache');
+  const partial = `${file}.${process.pid}.partial`;
+  writeFileSync(partial, Buffer.concat([Buffer.from(`${buildId}\n`, 'latin1'), script.createCachedData()]));
+  renameSync(partial, file);
 }
 
 makeCache().catch((error) => {
