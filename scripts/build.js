@@ -244,8 +244,6 @@ function namespacesInInit(code) {
 // the old file or the new one, never none and never esbuild's bundle before its wrap. A cache or
 // a help text of the other build is told apart by bin/trade.js (the build id) or removed first.
 mkdirSync(DIST, { recursive: true });
-// Left by a build that was stopped before its renames.
-for (const name of readdirSync(DIST_DIR)) if (name.endsWith('.partial')) rmSync(join(DIST_DIR, name), { recursive: true, force: true });
 const written = new Set();
 /** Writes one file of dist/ whole: into a file of its own beside it, then renamed onto it. */
 function put(name, data) {
@@ -311,8 +309,16 @@ putAll(lib.outputFiles.filter((f) => f.path.endsWith(`${sep}lib.js`)));
 // modules do not stay behind).
 const types = join(DIST_DIR, `types.${process.pid}.partial`);
 execFileSync(process.execPath, [fileURLToPath(import.meta.resolve('typescript/bin/tsc')), '-p', 'tsconfig.types.json', '--outDir', types], { cwd: ROOT, stdio: 'inherit' });
-rmSync(join(DIST_DIR, 'types'), { recursive: true, force: true });
-renameSync(types, join(DIST_DIR, 'types'));
+// Another build may put its own in between (a directory is not renamed onto a full one): again.
+for (let tries = 1; ; tries++) {
+  rmSync(join(DIST_DIR, 'types'), { recursive: true, force: true });
+  try {
+    renameSync(types, join(DIST_DIR, 'types'));
+    break;
+  } catch (error) {
+    if ((error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') || tries === 10) throw error;
+  }
+}
 written.add('types');
 
 // In a child process: the cache must come from the Node that will run the CLI, with no test or
@@ -333,9 +339,24 @@ try {
 execFileSync(process.execPath, [fileURLToPath(new URL('code-cache.cjs', import.meta.url))], { env, stdio: 'inherit' });
 written.add('cli.cache');
 
-// What an earlier build left that this one did not make (chunks of other hashes, partial files
-// of a build that was stopped).
+// What an earlier build left that this one did not make: chunks of other hashes, the partial
+// files of a build that was stopped. Not those of another build still running in this checkout.
+const PARTIAL = /\.(\d+)\.partial$/;
+const othersInProgress = (name) =>
+  name.split('/').some((part) => {
+    const pid = Number(PARTIAL.exec(part)?.[1]);
+    if (!pid || pid === process.pid) return false;
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch (error) {
+      return error.code === 'EPERM';
+    }
+  });
 for (const entry of readdirSync(DIST_DIR, { recursive: true, withFileTypes: true })) {
   const name = relative(DIST_DIR, join(entry.parentPath ?? entry.path, entry.name)).split('\\').join('/');
-  if (entry.isFile() && !written.has(name) && !name.startsWith('types/')) rmSync(join(DIST_DIR, name), { force: true });
+  if (written.has(name) || name === 'types' || name.startsWith('types/') || othersInProgress(name)) continue;
+  // A directory goes only when it is a stopped build's partial one (its types).
+  if (entry.isDirectory() && !PARTIAL.test(entry.name)) continue;
+  rmSync(join(DIST_DIR, name), { recursive: true, force: true });
 }

@@ -9,9 +9,10 @@
  * In a copy of the checkout (its sources, its built dist/, node_modules linked), so that this
  * file's build never touches the dist/ other test files are running.
  */
-import { cpSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { exec, type Ran } from '../helpers/exec.js';
@@ -39,10 +40,23 @@ function trade(argv: string[], home: string): Promise<Ran> {
   });
 }
 
-it('every trade started while the build runs answers, from the old build or the new one', async () => {
-  const before = readdirSync(join(copy, 'dist')).sort();
+it('every trade started while builds run answers, from the old build or a new one', async () => {
+  const dist = join(copy, 'dist');
+  const before = readdirSync(dist).sort();
+  // What a build stopped midway leaves (a process that has ended) goes; what one still running is
+  // writing (this process stands for it) stays.
+  const ended = spawnSync(process.execPath, ['-e', '0']).pid!;
+  const stopped = [`cli.cjs.${ended}.partial`, `chunks/lib-X.js.${ended}.partial`, `types.${ended}.partial/lib.d.ts`];
+  const inProgress = `help.txt.${process.pid}.partial`;
+  for (const name of [...stopped, inProgress]) {
+    mkdirSync(dirname(join(dist, name)), { recursive: true });
+    writeFileSync(join(dist, name), 'partial');
+  }
+  // Two builds, the second started a moment after the first (`npm test` and `npm run bench` at
+  // once, say): neither takes the other's files in progress for leftovers.
+  const run = () => exec(process.execPath, [join(copy, 'scripts', 'build.js')], { cwd: copy, env: process.env });
   let done = false;
-  const build = exec(process.execPath, [join(copy, 'scripts', 'build.js')], { cwd: copy, env: process.env }).finally(() => {
+  const builds = Promise.all([run(), new Promise((resolve) => setTimeout(resolve, 300)).then(run)]).finally(() => {
     done = true;
   });
   const runs: Array<{ argv: string[]; ran: Ran }> = [];
@@ -53,8 +67,7 @@ it('every trade started while the build runs answers, from the old build or the 
     const argv = commands[runs.length % commands.length]!;
     runs.push({ argv, ran: await trade(argv, join(dir, `home-${runs.length}`)) });
   }
-  const built = await build;
-  expect(built.code, built.stderr).toBe(0);
+  for (const built of await builds) expect(built.code, built.stderr).toBe(0);
 
   // Enough runs to have started across the build's steps (it takes seconds; a run ~0.1 s).
   expect(runs.length).toBeGreaterThanOrEqual(9);
@@ -65,6 +78,9 @@ it('every trade started while the build runs answers, from the old build or the 
     else if (argv[0] === '--version') expect(ran.stdout).toBe(`${VERSION}\n`);
     else expect(ran.stdout).toMatch(/^Usage: trade /);
   }
-  // The build leaves what it always made, and nothing of its own partial files.
-  expect(readdirSync(join(copy, 'dist')).sort()).toEqual(before);
+  // The builds leave what they always made, none of their own partial files and none of a
+  // stopped build's; another's in progress is left to it.
+  for (const name of stopped) expect(existsSync(join(dist, name)), name).toBe(false);
+  expect(existsSync(join(dist, `types.${ended}.partial`))).toBe(false);
+  expect(readdirSync(dist).sort()).toEqual([...before, inProgress].sort());
 });
