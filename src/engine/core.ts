@@ -8,6 +8,8 @@ import type { Effects } from './types.js';
 export interface Core {
   q: Queries;
   makeId: () => string;
+  /** The row id of an order whose client chose its id (rowIdOfClientOrder). */
+  makeRowId: () => string;
   /** Execution ids: random, never the order ids a test may script. */
   makeExecutionId: () => string;
   /** What the write path reads on every order, mirrored in memory (cache.ts); valid inside a write. */
@@ -20,13 +22,31 @@ export interface Core {
 let pool = Buffer.alloc(0);
 let offset = 0;
 
-export function newOrderId(): string {
-  if (offset + 16 > pool.length) {
+/** `size` bytes of the pool in hexadecimal, no two calls sharing a byte. */
+function randomHex(size: number): string {
+  if (offset + size > pool.length) {
     pool = randomBytes(4096);
     offset = 0;
   }
-  offset += 16;
-  return pool.toString('hex', offset - 16, offset);
+  offset += size;
+  return pool.toString('hex', offset - size, offset);
+}
+
+export function newOrderId(): string {
+  return randomHex(16);
+}
+
+/**
+ * The row id (`orders.id`) of an order whose client chose its id: `~`, the milliseconds since
+ * 1970 in 12 hex digits, then 8 random bytes in hex. The order's id is the client's (`order_id`);
+ * this one is the store's own: fills and brackets point at it, and no answer shows it. A service
+ * id is random (reference §1.6), so each one lands on its own page of the id column's index;
+ * these land on its last page, one page for all the orders of a commit (issue 34, eleventh
+ * round). The `~` is no character of a client id (§1.6) nor of a service id: no lookup of an id a
+ * client or the service gave (queries.ts, orderByOrderId) can find one, nor can any prefix.
+ */
+export function rowIdOfClientOrder(): string {
+  return `~${Date.now().toString(16).padStart(12, '0')}${randomHex(8)}`;
 }
 
 export function newEffects(): Effects {

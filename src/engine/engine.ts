@@ -7,7 +7,7 @@
 import { invalidAccount, RejectedError } from '../common/errors.js';
 import type { AtmTemplate, Order } from '../service/order.js';
 import { addTemplate, removeTemplate } from './atm.js';
-import { type Core, newEffects, newOrderId, positionOf } from './core.js';
+import { type Core, newEffects, newOrderId, positionOf, rowIdOfClientOrder } from './core.js';
 import { createClockStore } from './clock.js';
 import { setPriceIn } from './prices.js';
 import { runReplayGroup } from './replay-group.js';
@@ -77,6 +77,7 @@ export function createEngineOnDb(db: Db, file: string, options: EngineOptions = 
   const core: Core = {
     q: prepareQueries(db),
     makeId: options.newOrderId ?? newOrderId,
+    makeRowId: options.newRowId ?? rowIdOfClientOrder,
     makeExecutionId: options.newExecutionId ?? newOrderId,
     cache: createWriteCache(db),
     sweepAll: options.sweepAll,

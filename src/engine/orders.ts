@@ -83,7 +83,8 @@ function prepare(core: Core, order: Order, origin: OrderOrigin, time: string, la
       { code: 'stop_wrong_side' },
     );
   }
-  const id = core.makeId();
+  // The service's id is the row's; a client's id has a row id of the store's own (core.ts).
+  const id = order.orderId === undefined ? core.makeId() : core.makeRowId();
   return {
     id,
     orderId: order.orderId ?? id,

@@ -227,6 +227,8 @@ export interface EngineOptions {
   /** The clock: order times, fill times and DAY expiry all read it. */
   now?: () => Date;
   newOrderId?: () => string;
+  /** Row ids of the orders whose client chose their id (default: core.ts's rowIdOfClientOrder). */
+  newRowId?: () => string;
   /** Execution ids (default: random); tests inject a sequence for output they can compare. */
   newExecutionId?: () => string;
   /** How long a write waits for another process's write lock (default 15 s). */

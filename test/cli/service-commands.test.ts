@@ -155,7 +155,7 @@ describe('trade modify, order, replace', () => {
       stdout: [
         'Replaced with SELL 2 ES 09-25 LIMIT limit 4515 GTC',
         '  cancelled  lim-1',
-        `  order id   ${id(3)}`,
+        `  order id   ${id(2)}`,
         '  account    Sim101',
         '  status     working',
         `  backend    ${store()}`,
@@ -166,10 +166,10 @@ describe('trade modify, order, replace', () => {
       code: 1,
       stderr: "Error: Order linked to 'lim-1' not found or already terminal.\n",
     });
-    expect(await cli(['replace', id(3), ...limit, '--limit-price', '4515', '--order-id', 'x'])).toMatchObject({ code: 2 });
+    expect(await cli(['replace', id(2), ...limit, '--limit-price', '4515', '--order-id', 'x'])).toMatchObject({ code: 2 });
     expect(rows('SELECT order_id, quantity, limit_price, state FROM orders WHERE order_type = \'LIMIT\' ORDER BY seq')).toEqual([
       { order_id: 'lim-1', quantity: 1, limit_price: 4510, state: 'CANCELLED' },
-      { order_id: id(3), quantity: 2, limit_price: 4515, state: 'WORKING' },
+      { order_id: id(2), quantity: 2, limit_price: 4515, state: 'WORKING' },
     ]);
   });
 });
@@ -209,7 +209,7 @@ describe('trade position, close, reverse --invert', () => {
       stderr: '',
       stdout: [
         'Closed long 1 ES 09-25 (average price 4500) in Sim101',
-        `  closed   SELL 1 MARKET, filled 1 @ 4500 (order ${id(3)})`,
+        `  closed   SELL 1 MARKET, filled 1 @ 4500 (order ${id(2)})`,
         `  backend  ${store()}`,
         '',
       ].join('\n'),

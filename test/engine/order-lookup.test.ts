@@ -2,7 +2,7 @@
  * Orders found by the service's id without their account, and by an id's prefix (migration 12):
  * two indexed reads instead of every row of orders, with the answers the plain scans gave.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -37,6 +37,26 @@ function scanned(path: string) {
   const db = new Database(path, { readonly: true });
   try {
     return db.prepare('SELECT order_id AS orderId, account FROM orders ORDER BY seq').all() as Array<{ orderId: string; account: string }>;
+  } finally {
+    db.close();
+  }
+}
+
+/** The row ids of the orders with that id (orders.order_id). */
+function queryIds(path: string, orderId: string): string[] {
+  const db = new Database(path, { readonly: true });
+  try {
+    return db.prepare('SELECT id FROM orders WHERE order_id = ? ORDER BY seq').pluck().all(orderId) as string[];
+  } finally {
+    db.close();
+  }
+}
+
+/** The row ids of the orders whose client chose their id (orders.id, which no answer shows). */
+function rowIdsOfClientOrders(path: string): string[] {
+  const db = new Database(path, { readonly: true });
+  try {
+    return db.prepare('SELECT id FROM orders WHERE id <> order_id ORDER BY seq').pluck().all() as string[];
   } finally {
     db.close();
   }
@@ -107,6 +127,7 @@ describe('an order by its id without the account', () => {
           engine.addAccount('Sim102');
           const service: string[] = [];
           const used = new Set<string>();
+          let byClient = 0;
           for (const p of placements) {
             const orderId = typeof p.client === 'number' ? service[p.client % Math.max(service.length, 1)] : p.client;
             // A client id already used in that account, by a client or as the id the service made
@@ -117,6 +138,7 @@ describe('an order by its id without the account', () => {
               expect(taken).toBe(false);
               used.add(`${p.account}\n${placed.orderId}`);
               if (orderId === undefined) service.push(placed.orderId);
+              else byClient++;
             } catch (error) {
               if (!(error instanceof RejectedError)) throw error;
               expect([taken, error.code]).toEqual([true, 'duplicate_order_id']);
@@ -124,7 +146,11 @@ describe('an order by its id without the account', () => {
           }
           const rows = scanned(file());
           expect(new Set(rows.map((r) => `${r.account}\n${r.orderId}`)).size).toBe(rows.length);
-          const asked = [...new Set([...rows.map((r) => r.orderId), ...made.slice(-3), ...strays])];
+          // The store's own row ids of the orders whose client chose their id: found by no lookup,
+          // whole or by a prefix (and no order's id starts with one).
+          const rowIds = rowIdsOfClientOrders(file());
+          expect(rowIds).toHaveLength(byClient);
+          const asked = [...new Set([...rows.map((r) => r.orderId), ...made.slice(-3), ...strays, ...rowIds])];
           for (const id of asked) {
             const oldest = rows.find((r) => r.orderId === id);
             const found = engine.getOrder(id);
@@ -183,6 +209,57 @@ describe('an order by its id without the account', () => {
       expect(db.prepare(`SELECT name FROM pragma_index_info('${full[0]}')`).pluck().all()).toEqual(['id']);
     } finally {
       db.close();
+    }
+  });
+
+  it("gives an order whose client chose its id a row id of the store's own: time-ordered, in no client's or service's alphabet", async () => {
+    const engine = createEngine(file(), { now: NOW });
+    try {
+      const service = place(engine, 'Sim101');
+      const ids: string[] = [];
+      for (const orderId of ['z-1', 'a-2', 'm-3']) {
+        place(engine, 'Sim101', orderId);
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      ids.push(...rowIdsOfClientOrders(file()));
+      expect(ids).toEqual([expect.stringMatching(/^~[0-9a-f]{28}$/), expect.stringMatching(/^~[0-9a-f]{28}$/), expect.stringMatching(/^~[0-9a-f]{28}$/)]);
+      // In the order placed (each a few milliseconds after the last), whatever the client's ids.
+      expect([...ids].sort()).toEqual(ids);
+      expect(new Set(ids.map((id) => id.slice(1, 13))).size).toBe(3);
+      // The service's own id is the row's, as before.
+      expect(queryIds(file(), service.orderId)).toEqual([service.orderId]);
+      for (const id of ids) {
+        expect(engine.getOrder(id)).toBeUndefined();
+        expect(engine.getOrder(id, 'Sim101')).toBeUndefined();
+      }
+      expect(engine.orderIdsByPrefix(['~', ids[0]!.slice(0, 6)])).toEqual([]);
+      expect(engine.getOrder('z-1')).toMatchObject({ orderId: 'z-1', account: 'Sim101' });
+    } finally {
+      engine.close();
+    }
+  });
+
+  it("writes one page of the id column's index for a group of orders with their client's ids, not a page each", () => {
+    const engine = createEngine(file(), { now: NOW });
+    const db = new Database(file());
+    try {
+      // A store of 6,000 orders: the id column's index spans many pages.
+      for (let g = 0; g < 60; g++) engine.group(Array.from({ length: 100 }, () => () => place(engine, 'Sim101')));
+      /** Pages written to the log by one group of 50 orders (the log emptied first: its frame count from the WAL index). */
+      const pagesWritten = (orderId: (i: number) => string | undefined) => {
+        db.pragma('wal_checkpoint(TRUNCATE)');
+        engine.group(Array.from({ length: 50 }, (_, i) => () => place(engine, 'Sim101', orderId(i))));
+        const shm = readFileSync(`${file()}-shm`);
+        return shm.readUInt32LE(16);
+      };
+      const byService = pagesWritten(() => undefined);
+      // Client ids in order (as a bot numbers its orders): their own index is written in order too.
+      const byClient = pagesWritten((i) => `bot-${String(i).padStart(5, '0')}`);
+      expect(byService).toBeGreaterThan(30);
+      expect(byClient).toBeLessThan(byService / 2);
+    } finally {
+      db.close();
+      engine.close();
     }
   });
 

@@ -28,7 +28,8 @@ describe('GetOrder and GetOrderStatus (§3.9)', () => {
     t.engine.addAtmTemplate({ name: 'Scalp', stopLossTicks: 8, profitTargetTicks: 16, tickSize: 0.25 });
     t.engine.setPrice('ES 09-25', 100);
     place({ quantity: 2, strategy: 'Scalp', timeInForce: 'GTC', orderId: 'entry' });
-    const [stop, target] = [t.id(2), t.id(3)]; // the entry's own row took the first id
+    // The entry's id is its client's (its row id the store's own): the brackets take the first two.
+    const [stop, target] = [t.id(1), t.id(2)];
     const owner = { id: 'entry', name: 'Scalp', displayName: 'Scalp' };
     const common = { quantity: 2, timeInForce: 'Gtc', ownerStrategy: owner } as const;
     expect(serve(t.engine, 'GetOrder', { account: 'sim101', orderId: 'entry' })).toEqual({

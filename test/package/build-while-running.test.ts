@@ -9,13 +9,13 @@
  * In a copy of the checkout (its sources, its built dist/, node_modules linked), so that this
  * file's build never touches the dist/ other test files are running.
  */
-import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { exec, type Ran } from '../helpers/exec.js';
+import { spawnSyncRecorded } from '../helpers/spawn.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -45,7 +45,7 @@ it('every trade started while builds run answers, from the old build or a new on
   const before = readdirSync(dist).sort();
   // What a build stopped midway leaves (a process that has ended) goes; what one still running is
   // writing (this process stands for it) stays.
-  const ended = spawnSync(process.execPath, ['-e', '0']).pid!;
+  const ended = spawnSyncRecorded(process.execPath, ['-e', '0'], { encoding: 'utf8' }).pid!;
   const stopped = [`cli.cjs.${ended}.partial`, `chunks/lib-X.js.${ended}.partial`, `types.${ended}.partial/lib.d.ts`];
   const inProgress = `help.txt.${process.pid}.partial`;
   for (const name of [...stopped, inProgress]) {
