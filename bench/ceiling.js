@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { load } from './http.js';
 import { startBareServer, startTradeServe, TOKEN } from './servers.js';
-import { BIN, childEnv, median, printTable, ROOT, tempDir } from './util.js';
+import { BIN, childEnv, cpuSeconds, median, printTable, ROOT, tempDir } from './util.js';
 
 const { values } = parseArgs({
   options: { rounds: { type: 'string', default: '3' }, seconds: { type: 'string', default: '4' }, orders: { type: 'string', default: '10000' } },
@@ -45,12 +45,6 @@ function buildVariant(dir) {
   const built = spawnSync(process.execPath, ['scripts/build.js'], { cwd: dir, env: childEnv(), encoding: 'utf8' });
   if (built.status !== 0) throw new Error(`building the variant failed: ${built.stderr}`);
   return join(dir, 'bin', 'trade.js');
-}
-
-/** CPU seconds (user + system) a process has used so far. */
-function cpuSeconds(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** bash's `times`: the second line is the user and system time of the shell's children. */

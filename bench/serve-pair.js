@@ -8,20 +8,13 @@
 //
 // A_BIN and B_BIN are the bin/trade.js of two builds (a copy of bin/, dist/ and package.json,
 // with node_modules beside them or above them), e.g. the build before a change and after it.
-import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { load, loadPositions, openPositions } from './http.js';
 import { startTradeServe } from './servers.js';
-import { median, tempDir } from './util.js';
+import { cpuSeconds, median, tempDir } from './util.js';
 
 const LOADS = { place: load, positions: loadPositions };
-
-/** CPU seconds (user + system) a process has used so far. */
-function cpuSeconds(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,

@@ -25,6 +25,12 @@ export function childEnv(extra = {}) {
   return { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !STARTUP_VARIABLE.test(name))), ...extra };
 }
 
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
+export function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 export function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
