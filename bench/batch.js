@@ -17,10 +17,15 @@ function timedBatch(file, env) {
   return seconds;
 }
 
+/** An NDJSON file of `orders` MARKET PlaceOrder lines for `trade batch`. */
+export function writeOrders(file, orders) {
+  writeFileSync(file, `${Array.from({ length: orders }, (_, i) => JSON.stringify({ api: 'PlaceOrder', id: i, args: ARGS })).join('\n')}\n`);
+}
+
 export async function benchBatch({ orders = 10_000, loop = 200 } = {}) {
   const { dir, cleanup } = tempDir();
   const file = join(dir, 'orders.ndjson');
-  writeFileSync(file, `${Array.from({ length: orders }, (_, i) => JSON.stringify({ api: 'PlaceOrder', id: i, args: ARGS })).join('\n')}\n`);
+  writeOrders(file, orders);
   const serve = await startTradeServe(join(dir, 'serve'));
   try {
     const home = (name) => ({ TRADE_HOME: join(dir, name), TRADE_CONFIG_DIR: join(dir, 'config'), NO_COLOR: '1' });

@@ -18,6 +18,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { writeOrders } from './batch.js';
 import { load } from './http.js';
 import { startBareServer, startTradeServe, TOKEN } from './servers.js';
 import { BIN, childEnv, cpuSeconds, median, printTable, ROOT, tempDir } from './util.js';
@@ -82,8 +83,7 @@ try {
   console.error('building the variant (PlaceOrder without the engine) ...');
   const variantBin = buildVariant(join(dir, 'variant'));
   const file = join(dir, 'orders.ndjson');
-  const args = { account: 'Sim101', instrument: 'ES 09-25', action: 'BUY', quantity: 1, orderType: 'MARKET', timeInForce: 'DAY' };
-  writeFileSync(file, `${Array.from({ length: ORDERS }, (_, i) => JSON.stringify({ api: 'PlaceOrder', id: i, args })).join('\n')}\n`);
+  writeOrders(file, ORDERS);
   const runs = { bare: [], serve: [], variant: [], batchServe: [], batchVariant: [] };
   const bare = await startBareServer();
   servers.push(bare);
