@@ -32,6 +32,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { replaceDir } from './replace-dir.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DIST = new URL('../dist/', import.meta.url);
@@ -309,16 +310,8 @@ putAll(lib.outputFiles.filter((f) => f.path.endsWith(`${sep}lib.js`)));
 // modules do not stay behind).
 const types = join(DIST_DIR, `types.${process.pid}.partial`);
 execFileSync(process.execPath, [fileURLToPath(import.meta.resolve('typescript/bin/tsc')), '-p', 'tsconfig.types.json', '--outDir', types], { cwd: ROOT, stdio: 'inherit' });
-// Another build may put its own in between (a directory is not renamed onto a full one): again.
-for (let tries = 1; ; tries++) {
-  rmSync(join(DIST_DIR, 'types'), { recursive: true, force: true });
-  try {
-    renameSync(types, join(DIST_DIR, 'types'));
-    break;
-  } catch (error) {
-    if ((error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') || tries === 10) throw error;
-  }
-}
+// Swapped whole for the old ones, whatever another build of this checkout does meanwhile.
+replaceDir(join(DIST_DIR, 'types'), types);
 written.add('types');
 
 // In a child process: the cache must come from the Node that will run the CLI, with no test or
